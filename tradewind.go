@@ -1,0 +1,148 @@
+// Package tradewind holds the domain of the Tradewind partner API: product types, key
+// modes, booking states and the application error that every layer speaks.
+//
+// Technology lives in subpackages (internal/store/sqlite, internal/httpapi, …); the
+// business rules live in internal/booking, once, over the store interface.
+package tradewind
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error codes, exactly as the partner API documents them. Each maps to one HTTP status
+// in internal/httpapi.
+const (
+	ECodeBadRequest             = "bad_request"
+	ECodeIdempotencyKeyRequired = "idempotency_key_required"
+	ECodeUnauthorized           = "unauthorized"
+	ECodeSignatureRequired      = "signature_required"
+	ECodeSignatureExpired       = "signature_expired"
+	ECodeSignatureInvalid       = "signature_invalid"
+	ECodeInsufficientCredit     = "insufficient_credit"
+	ECodeCreditBlocked          = "credit_blocked"
+	ECodeIPNotAllowed           = "ip_not_allowed"
+	ECodeMTLSRequired           = "mtls_required"
+	ECodeInsufficientScope      = "insufficient_scope"
+	ECodeProductNotEnabled      = "product_not_enabled"
+	ECodeNotFound               = "not_found"
+	ECodeMethodNotAllowed       = "method_not_allowed"
+	ECodeDuplicatePartnerRef    = "duplicate_partner_reference"
+	ECodeInvalidQuote           = "invalid_quote"
+	ECodePrebookExpired         = "prebook_expired"
+	ECodeNotCancellable         = "not_cancellable"
+	ECodeTravellersMismatch     = "travellers_count_mismatch"
+	ECodeValidationFailed       = "validation_failed"
+	ECodeRateLimited            = "rate_limited"
+	ECodeUnavailable            = "service_unavailable"
+	ECodeInternal               = "internal_error"
+)
+
+// Error is an application error whose message and details are safe to show a client.
+// Anything that is not an *Error reaches the client as a generic internal error.
+type Error struct {
+	Code    string
+	Message string
+	Details []string // one string per problem, naming the field
+}
+
+func (e *Error) Error() string {
+	if len(e.Details) > 0 {
+		return fmt.Sprintf("%s: %s %v", e.Code, e.Message, e.Details)
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a bad_request error listing every problem, or nil when there are none.
+func Invalid(problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return &Error{Code: ECodeBadRequest, Message: "The request is invalid.", Details: problems}
+}
+
+// ErrorCode returns the code of err if it is (or wraps) an *Error, else ECodeInternal.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ECodeInternal
+}
+
+// ProductType is one of the four kinds of inventory.
+type ProductType string
+
+// The product types.
+const (
+	ProductHotel    ProductType = "hotel"
+	ProductActivity ProductType = "activity"
+	ProductRental   ProductType = "rental"
+	ProductPackage  ProductType = "package"
+)
+
+// AllProducts lists the product types in documentation order.
+var AllProducts = []ProductType{ProductHotel, ProductActivity, ProductRental, ProductPackage}
+
+// Valid reports whether p is one of the four product types.
+func (p ProductType) Valid() bool {
+	switch p {
+	case ProductHotel, ProductActivity, ProductRental, ProductPackage:
+		return true
+	}
+	return false
+}
+
+// Mode is the mode of an API key: test keys never draw credit nor consume inventory.
+type Mode string
+
+// The key modes.
+const (
+	ModeTest Mode = "test"
+	ModeLive Mode = "live"
+)
+
+// Scopes a key may carry.
+const (
+	ScopeCatalogRead      = "catalog:read"
+	ScopeAvailabilityRead = "availability:read"
+	ScopeBookingRead      = "booking:read"
+	ScopeBookingWrite     = "booking:write"
+	ScopeWebhookManage    = "webhook:manage"
+)
+
+// AllScopes lists every scope, the default for a new key.
+var AllScopes = []string{ScopeCatalogRead, ScopeAvailabilityRead, ScopeBookingRead, ScopeBookingWrite, ScopeWebhookManage}
+
+// Pricing modes of a partner contract.
+const (
+	PricingNet    = "net"
+	PricingMarkup = "markup"
+)
+
+// Booking states. StatusCompleted is derived: a confirmed booking whose service ended.
+const (
+	StatusConfirmed = "confirmed"
+	StatusPending   = "pending"
+	StatusOnRequest = "on_request"
+	StatusCancelled = "cancelled"
+	StatusCompleted = "completed"
+)
+
+// Clock tells the time; tests inject a fixed or advancing one.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the wall clock in UTC.
+type SystemClock struct{}
+
+// Now returns the current time in UTC.
+func (SystemClock) Now() time.Time { return time.Now().UTC() }
+
+// DateLayout is the layout of calendar dates on the wire and in the store.
+const DateLayout = "2006-01-02"
