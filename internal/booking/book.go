@@ -1,0 +1,484 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+	"unicode"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// PrebookResult is the data of POST /bookings/prebook.
+type PrebookResult struct {
+	PrebookToken        string       `json:"prebook_token"`
+	ExpiresAt           time.Time    `json:"expires_at"`
+	ProductType         string       `json:"product_type"`
+	TotalPrice          money.Amount `json:"total_price"`
+	Currency            string       `json:"currency"`
+	InstantConfirmation bool         `json:"instant_confirmation"`
+	CancellationPolicy  string       `json:"cancellation_policy"`
+}
+
+// lockedQuote is what a prebook token remembers.
+type lockedQuote struct {
+	Quote  QuoteRequest `json:"quote"`
+	Policy string       `json:"cancellation_policy"`
+}
+
+// Prebook re-checks availability, prices the quote and locks the price for 15 minutes.
+// It holds no inventory.
+func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res *PrebookResult, err error) {
+	defer wrap(&err, "prebook")
+	pq, err := s.quote(ctx, s.Store, c, q)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(lockedQuote{Quote: *q, Policy: pq.Policy})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	pb := &tradewind.Prebook{Token: "pbk_" + randomString(base62, 32), PartnerID: c.Partner.ID, Mode: c.Key.Mode,
+		Quote: raw, TotalPrice: pq.Total, Currency: pq.Currency, ExpiresAt: now.Add(PrebookTTL).Truncate(time.Second), CreatedAt: now}
+	if err := s.Store.PrebookCreate(ctx, pb); err != nil {
+		return nil, err
+	}
+	return &PrebookResult{PrebookToken: pb.Token, ExpiresAt: pb.ExpiresAt, ProductType: q.ProductType,
+		TotalPrice: money.Amount{Minor: pq.Total, Currency: pq.Currency}, Currency: pq.Currency,
+		InstantConfirmation: pq.Instant, CancellationPolicy: pq.Policy}, nil
+}
+
+// Guest is the lead guest of a booking.
+type Guest struct {
+	Name            string `json:"name"`
+	Email           string `json:"email,omitempty"`
+	Phone           string `json:"phone,omitempty"`
+	SpecialRequests string `json:"special_requests,omitempty"`
+}
+
+// BookRequest is the body of POST /bookings: a prebook token or the quote fields, a
+// guest, and an optional partner reference.
+type BookRequest struct {
+	QuoteRequest
+	PrebookToken     string          `json:"prebook_token,omitempty"`
+	Guest            *Guest          `json:"guest"`
+	PartnerReference string          `json:"partner_reference,omitempty"`
+	Travellers       json.RawMessage `json:"travellers,omitempty"`
+}
+
+// BookingView is a booking as the partner sees it.
+type BookingView struct {
+	Reference        string          `json:"reference"`
+	PartnerReference *string         `json:"partner_reference"`
+	ProductType      string          `json:"product_type"`
+	Status           string          `json:"status"`
+	TotalPrice       money.Amount    `json:"total_price"`
+	Currency         string          `json:"currency"`
+	PricingMode      string          `json:"pricing_mode"`
+	Test             bool            `json:"test"`
+	Details          json.RawMessage `json:"details"`
+	CreatedAt        time.Time       `json:"created_at"`
+}
+
+// View renders b for its partner at the service's current time.
+func (s *Service) View(b *tradewind.Booking) *BookingView {
+	v := &BookingView{Reference: b.Reference, ProductType: string(b.ProductType), Status: b.EffectiveStatus(s.now()),
+		TotalPrice: money.Amount{Minor: b.TotalPrice, Currency: b.Currency}, Currency: b.Currency,
+		PricingMode: b.PricingMode, Test: b.Test, Details: b.Details, CreatedAt: b.CreatedAt.Truncate(time.Second)}
+	if b.PartnerReference != "" {
+		ref := b.PartnerReference
+		v.PartnerReference = &ref
+	}
+	return v
+}
+
+// ValidIdempotencyKey reports whether k is 1–255 printable ASCII characters.
+func ValidIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for _, r := range k {
+		if r < 0x20 || r > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func validateGuest(p *problems, g *Guest) {
+	if g == nil {
+		p.add("guest is required")
+		return
+	}
+	name := []rune(g.Name)
+	if len(name) == 0 || len([]rune(trimSpace(g.Name))) == 0 {
+		p.add("guest.name is required")
+	}
+	p.maxLen("guest.name", g.Name, 200)
+	p.maxLen("guest.email", g.Email, 254)
+	p.maxLen("guest.phone", g.Phone, 40)
+	p.maxLen("guest.special_requests", g.SpecialRequests, 1000)
+}
+
+func trimSpace(s string) string {
+	for len(s) > 0 && unicode.IsSpace(rune(s[0])) {
+		s = s[1:]
+	}
+	return s
+}
+
+// errReplay tells Book that another request already created the booking of its key.
+var errReplay = errors.New("idempotent replay")
+
+// Book creates a booking, or returns the booking its Idempotency-Key already created
+// (replay true). A live booking takes inventory and draws the credit line in the same
+// transaction; a test booking takes and draws nothing.
+func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *BookRequest) (view *BookingView, replay bool, err error) {
+	defer wrap(&err, "book")
+	if !ValidIdempotencyKey(idemKey) {
+		if idemKey == "" {
+			return nil, false, tradewind.Errorf(tradewind.ECodeIdempotencyKeyRequired, "The Idempotency-Key header is required.")
+		}
+		return nil, false, tradewind.Invalid([]string{"Idempotency-Key: 1–255 printable ASCII characters"})
+	}
+	if b, err := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); err == nil {
+		return s.View(b), true, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, false, err
+	}
+	var p problems
+	validateGuest(&p, req.Guest)
+	p.maxLen("partner_reference", req.PartnerReference, 64)
+	if len(p) > 0 {
+		return nil, false, p.err()
+	}
+
+	q := &req.QuoteRequest
+	var locked *tradewind.Prebook
+	if req.PrebookToken != "" {
+		if locked, q, err = s.prebookFor(ctx, c, req); err != nil {
+			return nil, false, err
+		}
+	}
+	// Validate and price before the transaction so bad input never takes a lock.
+	if _, err := s.quote(ctx, s.Store, c, q); err != nil {
+		return nil, false, err
+	}
+	if err := checkTravellers(q, req.Travellers); err != nil {
+		return nil, false, err
+	}
+
+	var created *tradewind.Booking
+	err = s.Store.InTx(ctx, func(tx store.Querier) error {
+		if _, err := tx.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); err == nil {
+			return errReplay
+		}
+		if err := tx.IdempotencyClaim(ctx, c.Partner.ID, idemKey, s.now()); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return errReplay // the holder committed: its booking is there
+			}
+			return err
+		}
+		if req.PartnerReference != "" {
+			if _, err := tx.BookingGetByPartnerReference(ctx, c.Partner.ID, req.PartnerReference); err == nil {
+				return duplicatePartnerRef(req.PartnerReference)
+			}
+		}
+		pq, err := s.quote(ctx, tx, c, q) // re-check availability and price under the lock
+		if err != nil {
+			return err
+		}
+		if locked != nil {
+			pq.Total = locked.TotalPrice
+		}
+		b, err := s.newBooking(c, idemKey, req, q, pq)
+		if err != nil {
+			return err
+		}
+		if !c.Test() {
+			if ok, err := tx.InventoryClaim(ctx, pq.Claim); err != nil {
+				return err
+			} else if !ok {
+				return invalidQuote("The item is no longer available for these dates and party.")
+			}
+			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
+			if err := s.drawCredit(ctx, tx, c.Partner.ID, pq.Total, pq.Currency); err != nil {
+				return err
+			}
+			b.CreditDrawn = pq.Total
+		}
+		if err := tx.BookingCreate(ctx, b); err != nil {
+			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
+				return duplicatePartnerRef(req.PartnerReference)
+			}
+			return err
+		}
+		if locked != nil {
+			if ok, err := tx.PrebookConsume(ctx, locked.Token, b.ID); err != nil {
+				return err
+			} else if !ok {
+				return invalidQuote("The prebook token was already used.")
+			}
+		}
+		if b.Status == tradewind.StatusConfirmed {
+			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
+				return err
+			}
+		}
+		created = b
+		return nil
+	})
+	if errors.Is(err, errReplay) {
+		b, err := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey)
+		if err != nil {
+			return nil, false, err
+		}
+		return s.View(b), true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	s.Logger.InfoContext(ctx, "booking created", "reference", created.Reference, "partner_id", created.PartnerID,
+		"product_type", created.ProductType, "status", created.Status, "test", created.Test)
+	return s.View(created), false, nil
+}
+
+func duplicatePartnerRef(ref string) error {
+	return tradewind.Errorf(tradewind.ECodeDuplicatePartnerRef, "partner_reference %q is already used by another booking.", ref)
+}
+
+// prebookFor loads the caller's unexpired, unused prebook token and its quote.
+func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
+	if req.ProductType != "" || req.HotelID != 0 || req.ActivityID != 0 || req.RentalID != 0 || req.PackageID != 0 {
+		return nil, nil, tradewind.Invalid([]string{"prebook_token: send either a prebook_token or the quote fields, not both"})
+	}
+	pb, err := s.Store.PrebookGet(ctx, req.PrebookToken)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (pb.PartnerID != c.Partner.ID || pb.Mode != c.Key.Mode)) {
+		return nil, nil, invalidQuote("The prebook token is not known for this key.")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if pb.BookingID != 0 {
+		return nil, nil, invalidQuote("The prebook token was already used.")
+	}
+	if !s.now().Before(pb.ExpiresAt) {
+		return nil, nil, tradewind.Errorf(tradewind.ECodePrebookExpired, "The prebook token expired at %s; prebook again.", pb.ExpiresAt.Format(time.RFC3339))
+	}
+	var lq lockedQuote
+	if err := json.Unmarshal(pb.Quote, &lq); err != nil {
+		return nil, nil, err
+	}
+	return pb, &lq.Quote, nil
+}
+
+// drawCredit draws amount from the live credit line or explains the refusal.
+func (s *Service) drawCredit(ctx context.Context, tx store.Querier, partnerID, amount int64, currency string) error {
+	ok, err := tx.CreditDraw(ctx, partnerID, amount)
+	if err != nil || ok {
+		return err
+	}
+	p, err := tx.PartnerGetByID(ctx, partnerID)
+	if err != nil {
+		return err
+	}
+	if p.Blocked {
+		return tradewind.Errorf(tradewind.ECodeCreditBlocked, "The account is on hold; bookings cannot draw credit. Contact the operator.")
+	}
+	return tradewind.Errorf(tradewind.ECodeInsufficientCredit, "The booking of %s exceeds the available credit of %s.",
+		money.Amount{Minor: amount, Currency: currency}, money.Amount{Minor: p.CreditAvailable(), Currency: p.Currency})
+}
+
+func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
+	now := s.now()
+	details := map[string]any{}
+	for k, v := range pq.Details {
+		details[k] = v
+	}
+	details["guest_name"] = req.Guest.Name
+	if len(req.Travellers) > 0 {
+		details["travellers"] = req.Travellers
+	}
+	rawDetails, err := json.Marshal(details)
+	if err != nil {
+		return nil, err
+	}
+	rawQuote, _ := json.Marshal(q)
+	rawGuest, _ := json.Marshal(req.Guest)
+	status := tradewind.StatusConfirmed
+	if !pq.Instant {
+		status = pq.OpenStatus
+	}
+	return &tradewind.Booking{Reference: newReference(tradewind.ProductType(q.ProductType)), PartnerID: c.Partner.ID,
+		KeyID: c.Key.ID, ProductType: tradewind.ProductType(q.ProductType), Status: status, Test: c.Test(),
+		PricingMode: c.Partner.PricingMode, TotalPrice: pq.Total, Currency: pq.Currency,
+		PartnerReference: req.PartnerReference, IdempotencyKey: idemKey, ItemID: pq.ItemID, StartDate: pq.StartDate,
+		EndDate: pq.EndDate, Quote: rawQuote, Guest: rawGuest, Details: rawDetails, CreatedAt: now, UpdatedAt: now}, nil
+}
+
+// checkTravellers is replaced by the package product; other products take no travellers.
+var checkTravellers = func(q *QuoteRequest, travellers json.RawMessage) error {
+	if len(travellers) > 0 && string(travellers) != "null" && q.ProductType != string(tradewind.ProductPackage) {
+		return tradewind.Invalid([]string{"travellers: only package bookings take travellers"})
+	}
+	return nil
+}
+
+// bookingEventData is the data of booking.confirmed and booking.cancelled events.
+func bookingEventData(b *tradewind.Booking, now time.Time) map[string]any {
+	d := map[string]any{"reference": b.Reference, "partner_reference": nil, "status": b.EffectiveStatus(now),
+		"total_price": money.Amount{Minor: b.TotalPrice, Currency: b.Currency}, "currency": b.Currency, "test": b.Test,
+		"product_type": b.ProductType}
+	if b.PartnerReference != "" {
+		d["partner_reference"] = b.PartnerReference
+	}
+	return d
+}
+
+// GetBooking returns the caller's booking. 404 when absent or another partner's.
+func (s *Service) GetBooking(ctx context.Context, c *Caller, reference string) (*BookingView, error) {
+	b, err := s.Store.BookingGetByReference(ctx, c.Partner.ID, reference)
+	if err != nil {
+		return nil, mapNotFound(err, "Booking")
+	}
+	return s.View(b), nil
+}
+
+// ListBookings returns a page of the caller's bookings, newest first.
+func (s *Service) ListBookings(ctx context.Context, c *Caller, pg Page) ([]*BookingView, PageMeta, error) {
+	list, total, err := s.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID, Offset: (pg.Page - 1) * pg.PerPage, Limit: pg.PerPage})
+	if err != nil {
+		return nil, PageMeta{}, err
+	}
+	out := make([]*BookingView, 0, len(list))
+	for _, b := range list {
+		out = append(out, s.View(b))
+	}
+	return out, pg.meta(total), nil
+}
+
+// CancelResult is the data of a cancellation.
+type CancelResult struct {
+	Reference string `json:"reference"`
+	Status    string `json:"status"`
+}
+
+// Cancel cancels the caller's booking, releasing its inventory and, for a live booking,
+// its credit, whichever key cancels it. 422 not_cancellable once cancelled or completed.
+func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason string) (*CancelResult, error) {
+	if len([]rune(reason)) > 500 {
+		return nil, tradewind.Invalid([]string{"reason: at most 500 characters"})
+	}
+	if reason == "" {
+		reason = "cancelled_by_partner"
+	}
+	b, err := s.end(ctx, c.Partner.ID, reference, reason, cancellable)
+	if err != nil {
+		return nil, err
+	}
+	return &CancelResult{Reference: b.Reference, Status: b.Status}, nil
+}
+
+// cancellable lists the stored states a booking can be cancelled or rejected from.
+var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
+
+// end cancels a booking (partnerID 0: any partner's, for the operator) in one transaction:
+// status, inventory, credit and the booking.cancelled event together.
+func (s *Service) end(ctx context.Context, partnerID int64, reference, reason string, from []string) (*tradewind.Booking, error) {
+	var out *tradewind.Booking
+	err := s.Store.InTx(ctx, func(tx store.Querier) error {
+		b, err := tx.BookingGetByReference(ctx, partnerID, reference)
+		if err != nil {
+			return mapNotFound(err, "Booking")
+		}
+		now := s.now()
+		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
+			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
+		}
+		ok, err := tx.BookingSetStatus(ctx, b.ID, from, tradewind.StatusCancelled, reason, now)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
+		}
+		if b.UnitKind != "" {
+			if err := tx.InventoryRelease(ctx, claimOf(b)); err != nil {
+				return err
+			}
+		}
+		if b.CreditDrawn > 0 {
+			if err := tx.CreditRelease(ctx, b.PartnerID, b.CreditDrawn); err != nil {
+				return err
+			}
+		}
+		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, reason, now
+		data := bookingEventData(b, now)
+		data["reason"], data["cancelled_at"] = reason, now.Truncate(time.Second)
+		if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingCancelled, data); err != nil {
+			return err
+		}
+		out = b
+		return nil
+	})
+	return out, err
+}
+
+// claimOf is the inventory claim a live booking holds.
+func claimOf(b *tradewind.Booking) store.Claim {
+	from, to := b.StartDate, b.EndDate
+	if b.UnitKind == store.UnitRoom || b.UnitKind == store.UnitSpace {
+		from, to = nightRange(b.StartDate, b.EndDate)
+	}
+	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
+}
+
+// Confirm is the supplier's confirmation of a pending or on_request booking (operator).
+func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Booking, error) {
+	var out *tradewind.Booking
+	err := s.Store.InTx(ctx, func(tx store.Querier) error {
+		b, err := tx.BookingGetByReference(ctx, 0, reference)
+		if err != nil {
+			return mapNotFound(err, "Booking")
+		}
+		ok, err := tx.BookingSetStatus(ctx, b.ID, []string{tradewind.StatusPending, tradewind.StatusOnRequest}, tradewind.StatusConfirmed, "", s.now())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s; only pending or on_request bookings can be confirmed.", b.Reference, b.EffectiveStatus(s.now()))
+		}
+		b.Status = tradewind.StatusConfirmed
+		out = b
+		return s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now()))
+	})
+	return out, err
+}
+
+// Reject is the supplier's refusal of a pending or on_request booking (operator): it
+// is cancelled with reason supplier_rejected and releases what it held.
+func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewind.Booking, error) {
+	reason := "supplier_rejected"
+	if note != "" {
+		reason += ": " + note
+	}
+	return s.end(ctx, 0, reference, reason, []string{tradewind.StatusPending, tradewind.StatusOnRequest})
+}
+
+// ListAllBookings lists bookings for the operator; status may be any state, including
+// the derived completed.
+func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
+	f := store.BookingFilter{PartnerID: partnerID, Status: status}
+	switch status {
+	case tradewind.StatusCompleted:
+		f.Status, f.EndBefore = tradewind.StatusConfirmed, s.today()
+	case tradewind.StatusConfirmed:
+		f.EndFrom = s.today()
+	}
+	list, _, err := s.Store.BookingList(ctx, f)
+	return list, err
+}

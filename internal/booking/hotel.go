@@ -1,0 +1,434 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/pricing"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+func init() { products[tradewind.ProductHotel] = hotelProduct{} }
+
+// HotelSearchRequest is the body of POST /hotels/search.
+type HotelSearchRequest struct {
+	Destination     string `json:"destination"`
+	City            string `json:"city"` // alias of destination
+	CheckIn         string `json:"check_in"`
+	CheckOut        string `json:"check_out"`
+	Adults          *int   `json:"adults"`
+	Children        int    `json:"children"`
+	Rooms           *int   `json:"rooms"`
+	ChildAges       []int  `json:"child_ages"`
+	NationalityCode string `json:"nationality_code"`
+	Page            *int   `json:"page"`
+	PerPage         *int   `json:"per_page"`
+}
+
+// HotelHit is one hotel search result.
+type HotelHit struct {
+	HotelID             int64        `json:"hotel_id"`
+	Name                string       `json:"name"`
+	City                string       `json:"city"`
+	Country             string       `json:"country"`
+	StarRating          int          `json:"star_rating"`
+	ImageURL            string       `json:"image_url"`
+	BoardType           string       `json:"board_type"`
+	Refundable          bool         `json:"refundable"`
+	InstantConfirmation bool         `json:"instant_confirmation"`
+	FromPrice           money.Amount `json:"from_price"`
+	Currency            string       `json:"currency"`
+}
+
+// HotelSearchResult is the data of a hotel search.
+type HotelSearchResult struct {
+	Destination string     `json:"destination"`
+	CheckIn     string     `json:"check_in"`
+	CheckOut    string     `json:"check_out"`
+	Nights      int        `json:"nights"`
+	PricingMode string     `json:"pricing_mode"`
+	Hotels      []HotelHit `json:"hotels"`
+}
+
+// hotelStay is a validated hotel stay request.
+type hotelStay struct {
+	checkIn, checkOut       string
+	nights                  int
+	adults, children, rooms int
+	nationality             string
+}
+
+func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
+
+// validateStay checks the stay and party of a hotel search, availability or quote.
+func validateStay(p *problems, checkIn, checkOut string, adults, children, rooms int, ages []int, nationality string, today time.Time) hotelStay {
+	nights, _ := p.stay(checkIn, checkOut, today)
+	p.between("adults", adults, 1, maxAdults)
+	p.between("children", children, 0, maxChildren)
+	p.between("rooms", rooms, 1, maxRooms)
+	if rooms >= 1 && adults >= 1 && adults < rooms {
+		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", adults, rooms)
+	}
+	p.childAges(children, ages)
+	p.nationality(nationality)
+	return hotelStay{checkIn, checkOut, nights, adults, children, rooms, nationality}
+}
+
+func intOr(v *int, def int) int {
+	if v == nil {
+		return def
+	}
+	return *v
+}
+
+// pageOf validates optional page and per_page values.
+func pageOf(p *problems, page, perPage *int) Page {
+	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
+	if pg.Page < 1 {
+		p.add("page: must be 1 or more")
+	}
+	if pg.PerPage < 1 || pg.PerPage > 100 {
+		p.add("per_page: must be 1–100")
+	}
+	return pg
+}
+
+// ValidatePage checks list paging parameters.
+func ValidatePage(page, perPage *int) (Page, error) {
+	var p problems
+	pg := pageOf(&p, page, perPage)
+	return pg, p.err()
+}
+
+func destination(p *problems, dest, city string) string {
+	if dest == "" {
+		dest = city
+	}
+	if cityKey(dest) == "" {
+		p.add("destination is required")
+	}
+	p.maxLen("destination", dest, 200)
+	return dest
+}
+
+func decodeHotel(it *store.Item) (*catalog.Hotel, error) {
+	var h catalog.Hotel
+	if err := json.Unmarshal(it.Data, &h); err != nil {
+		return nil, fmt.Errorf("hotel %d: %w", it.ID, err)
+	}
+	return &h, nil
+}
+
+// roomOffer prices a room type for a stay from its inventory rows (one per night,
+// ordered), or reports that it does not fit the party or is not available.
+func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
+	if st.adults > st.rooms*r.MaxAdults || st.children > st.rooms*r.MaxChildren || len(rows) != st.nights {
+		return 0, false
+	}
+	market := int64(h.Markets[st.nationality])
+	var total int64
+	for _, row := range rows {
+		if row.Capacity-row.Sold < st.rooms {
+			return 0, false
+		}
+		total += c.Line(pricing.Market(row.Price, market))
+	}
+	return total * int64(st.rooms), true
+}
+
+// hotelRows loads the stay's inventory of the given hotels, grouped by room.
+func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
+	from, to := st.claimRange()
+	rows, err := db.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: hotelIDs, From: from, To: to})
+	if err != nil {
+		return nil, err
+	}
+	byRoom := map[int64][]store.InventoryRow{}
+	for _, r := range rows {
+		byRoom[r.UnitID] = append(byRoom[r.UnitID], r)
+	}
+	return byRoom, nil
+}
+
+// SearchHotels returns the hotels of a city with a room available for the stay and
+// party, each at its cheapest price for the whole stay, cheapest first.
+func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchRequest) (res *HotelSearchResult, meta PageMeta, err error) {
+	defer wrap(&err, "search hotels")
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, meta, err
+	}
+	var p problems
+	dest := destination(&p, req.Destination, req.City)
+	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	pg := pageOf(&p, req.Page, req.PerPage)
+	if err := p.err(); err != nil {
+		return nil, meta, err
+	}
+	items, err := s.Store.ItemListByCity(ctx, tradewind.ProductHotel, cityKey(dest))
+	if err != nil {
+		return nil, meta, err
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	byRoom, err := hotelRows(ctx, s.Store, ids, st)
+	if err != nil {
+		return nil, meta, err
+	}
+	hits := []HotelHit{}
+	for _, it := range items {
+		h, err := decodeHotel(it)
+		if err != nil {
+			return nil, meta, err
+		}
+		var best *HotelHit
+		for i := range h.Rooms {
+			r := &h.Rooms[i]
+			total, ok := roomOffer(h, r, byRoom[r.ID], st, c.contract())
+			if !ok || (best != nil && total >= best.FromPrice.Minor) {
+				continue
+			}
+			best = &HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
+				ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
+				InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: total, Currency: h.Currency},
+				Currency: h.Currency}
+		}
+		if best != nil {
+			hits = append(hits, *best)
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].FromPrice.Minor < hits[j].FromPrice.Minor })
+	from, to := pg.window(len(hits))
+	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
+		PricingMode: c.Partner.PricingMode, Hotels: hits[from:to]}, pg.meta(len(hits)), nil
+}
+
+// HotelRecord is the catalog record of a hotel as a partner sees it.
+type HotelRecord struct {
+	ID                  int64          `json:"id"`
+	Type                string         `json:"type"`
+	Name                string         `json:"name"`
+	Description         string         `json:"description"`
+	PropertyType        string         `json:"property_type"`
+	StarRating          int            `json:"star_rating"`
+	City                string         `json:"city"`
+	Country             string         `json:"country"`
+	Address             string         `json:"address"`
+	BoardType           string         `json:"board_type"`
+	Facilities          []string       `json:"facilities"`
+	Amenities           map[string]any `json:"amenities"`
+	MealPlans           []string       `json:"meal_plans"`
+	GuestRating         float64        `json:"guest_rating"`
+	ReviewsCount        int            `json:"reviews_count"`
+	AverageRating       float64        `json:"average_rating"`
+	InstantConfirmation bool           `json:"instant_confirmation"`
+	Currency            string         `json:"currency"`
+	ImageURL            string         `json:"image_url"`
+	Photos              []string       `json:"photos"`
+	FromPrice           money.Amount   `json:"from_price"`
+	Rooms               []HotelRoom    `json:"rooms"`
+}
+
+// HotelRoom is a room type in a hotel record.
+type HotelRoom struct {
+	ID            int64        `json:"id"`
+	Name          string       `json:"name"`
+	BoardType     string       `json:"board_type"`
+	MaxAdults     int          `json:"max_adults"`
+	MaxChildren   int          `json:"max_children"`
+	Refundable    bool         `json:"refundable"`
+	PricePerNight money.Amount `json:"price_per_night"`
+	Currency      string       `json:"currency"`
+}
+
+func orEmpty[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
+}
+
+// Hotel returns the catalog record of a hotel, prices in the caller's pricing mode.
+func (s *Service) Hotel(ctx context.Context, c *Caller, id int64) (*HotelRecord, error) {
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	it, err := s.Store.ItemGet(ctx, tradewind.ProductHotel, id)
+	if err != nil {
+		return nil, mapNotFound(err, "Hotel")
+	}
+	h, err := decodeHotel(it)
+	if err != nil {
+		return nil, err
+	}
+	con := c.contract()
+	rec := &HotelRecord{ID: h.ID, Type: "hotel", Name: h.Name, Description: h.Description, PropertyType: h.PropertyType,
+		StarRating: h.StarRating, City: h.City, Country: h.Country, Address: h.Address, BoardType: h.BoardType,
+		Facilities: orEmpty(h.Facilities), Amenities: h.Amenities, MealPlans: orEmpty(h.MealPlans), GuestRating: h.GuestRating,
+		ReviewsCount: h.ReviewsCount, AverageRating: h.AverageRating, InstantConfirmation: h.InstantConfirmation,
+		Currency: h.Currency, ImageURL: h.ImageURL, Photos: orEmpty(h.Photos), Rooms: []HotelRoom{}}
+	if rec.Amenities == nil {
+		rec.Amenities = map[string]any{}
+	}
+	for i, r := range h.Rooms {
+		price := con.Line(r.PricePerNight)
+		if i == 0 || price < rec.FromPrice.Minor {
+			rec.FromPrice = money.Amount{Minor: price, Currency: h.Currency}
+		}
+		rec.Rooms = append(rec.Rooms, HotelRoom{ID: r.ID, Name: r.Name, BoardType: r.BoardType, MaxAdults: r.MaxAdults,
+			MaxChildren: r.MaxChildren, Refundable: r.Refundable, PricePerNight: money.Amount{Minor: price, Currency: h.Currency},
+			Currency: r.Currency})
+	}
+	rec.FromPrice.Currency = h.Currency
+	return rec, nil
+}
+
+// HotelAvailabilityRequest is the body of POST /hotels/availability.
+type HotelAvailabilityRequest struct {
+	HotelID         int64  `json:"hotel_id"`
+	CheckIn         string `json:"check_in"`
+	CheckOut        string `json:"check_out"`
+	Adults          *int   `json:"adults"`
+	Children        int    `json:"children"`
+	Rooms           *int   `json:"rooms"`
+	ChildAges       []int  `json:"child_ages"`
+	NationalityCode string `json:"nationality_code"`
+}
+
+// RoomOffer is one available room type for a stay.
+type RoomOffer struct {
+	RoomID     int64        `json:"room_id"`
+	Name       string       `json:"name"`
+	BoardType  string       `json:"board_type"`
+	Refundable bool         `json:"refundable"`
+	Nights     int          `json:"nights"`
+	Rooms      int          `json:"rooms"`
+	TotalPrice money.Amount `json:"total_price"`
+	Currency   string       `json:"currency"`
+}
+
+// HotelAvailability is the data of POST /hotels/availability.
+type HotelAvailability struct {
+	HotelID        int64       `json:"hotel_id"`
+	CheckIn        string      `json:"check_in"`
+	CheckOut       string      `json:"check_out"`
+	Nights         int         `json:"nights"`
+	AvailableRooms []RoomOffer `json:"available_rooms"`
+	PricingMode    string      `json:"pricing_mode"`
+}
+
+// HotelAvailability lists the hotel's room types available for the stay and party,
+// cheapest first, each priced for the whole stay.
+func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAvailabilityRequest) (res *HotelAvailability, err error) {
+	defer wrap(&err, "hotel availability")
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	var p problems
+	p.positiveID("hotel_id", req.HotelID)
+	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	it, err := s.Store.ItemGet(ctx, tradewind.ProductHotel, req.HotelID)
+	if err != nil {
+		return nil, mapNotFound(err, "Hotel")
+	}
+	h, err := decodeHotel(it)
+	if err != nil {
+		return nil, err
+	}
+	byRoom, err := hotelRows(ctx, s.Store, []int64{h.ID}, st)
+	if err != nil {
+		return nil, err
+	}
+	offers := []RoomOffer{}
+	for i := range h.Rooms {
+		r := &h.Rooms[i]
+		if total, ok := roomOffer(h, r, byRoom[r.ID], st, c.contract()); ok {
+			offers = append(offers, RoomOffer{RoomID: r.ID, Name: r.Name, BoardType: r.BoardType, Refundable: r.Refundable,
+				Nights: st.nights, Rooms: st.rooms, TotalPrice: money.Amount{Minor: total, Currency: h.Currency}, Currency: h.Currency})
+		}
+	}
+	sort.SliceStable(offers, func(i, j int) bool { return offers[i].TotalPrice.Minor < offers[j].TotalPrice.Minor })
+	return &HotelAvailability{HotelID: h.ID, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
+		AvailableRooms: offers, PricingMode: c.Partner.PricingMode}, nil
+}
+
+// hotelProduct quotes and books hotel rooms.
+type hotelProduct struct{}
+
+func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
+	var p problems
+	p.positiveID("hotel_id", q.HotelID)
+	p.positiveID("room_id", q.RoomID)
+	if q.Rooms == 0 {
+		p.add("rooms is required")
+	}
+	validateStay(&p, q.CheckIn, q.CheckOut, q.Adults, q.Children, max(q.Rooms, 1), q.ChildAges, q.NationalityCode, today)
+	p.between("infants", q.Infants, 0, maxInfants)
+	return p
+}
+
+func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+	it, err := db.ItemGet(ctx, tradewind.ProductHotel, q.HotelID)
+	if err != nil {
+		return nil, quoteNotFound(err, "hotel %d does not exist", q.HotelID)
+	}
+	h, err := decodeHotel(it)
+	if err != nil {
+		return nil, err
+	}
+	var room *catalog.Room
+	for i := range h.Rooms {
+		if h.Rooms[i].ID == q.RoomID {
+			room = &h.Rooms[i]
+		}
+	}
+	if room == nil {
+		return nil, invalidQuote("Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
+	}
+	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
+	in, _ := parseDate(q.CheckIn)
+	out, _ := parseDate(q.CheckOut)
+	st.nights = int(out.Sub(in).Hours() / 24)
+	if st.adults > st.rooms*room.MaxAdults || st.children > st.rooms*room.MaxChildren {
+		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
+			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)
+	}
+	byRoom, err := hotelRows(ctx, db, []int64{h.ID}, st)
+	if err != nil {
+		return nil, err
+	}
+	total, ok := roomOffer(h, room, byRoom[room.ID], st, c.contract())
+	if !ok {
+		return nil, invalidQuote("%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
+	}
+	from, to := st.claimRange()
+	policy := "non_refundable"
+	if room.Refundable {
+		policy = "refundable"
+	}
+	return &pricedQuote{Total: total, Currency: h.Currency, Instant: h.InstantConfirmation, Policy: policy, ItemID: h.ID,
+		Claim:     store.Claim{Kind: store.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
+		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusOnRequest,
+		Details: map[string]any{"hotel_id": h.ID, "room_id": room.ID, "check_in": st.checkIn, "check_out": st.checkOut,
+			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,
+			"guests": st.adults + st.children + q.Infants}}, nil
+}
+
+// quoteNotFound turns a missing item into 422 invalid_quote.
+func quoteNotFound(err error, format string, args ...any) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return invalidQuote("The quote names an item that does not exist: "+format+".", args...)
+	}
+	return err
+}

@@ -1,0 +1,108 @@
+package booking
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// QuoteRequest is the body of a prebook and the quote fields of a direct booking. Ids,
+// dates and counts that are required are told missing by their zero value, which is
+// never valid.
+type QuoteRequest struct {
+	ProductType     string  `json:"product_type"`
+	HotelID         int64   `json:"hotel_id,omitempty"`
+	RoomID          int64   `json:"room_id,omitempty"`
+	ActivityID      int64   `json:"activity_id,omitempty"`
+	RentalID        int64   `json:"rental_id,omitempty"`
+	SpaceID         int64   `json:"space_id,omitempty"`
+	PackageID       int64   `json:"package_id,omitempty"`
+	DepartureID     int64   `json:"departure_id,omitempty"`
+	TravelDate      string  `json:"travel_date,omitempty"`
+	AddonIDs        []int64 `json:"addon_ids,omitempty"`
+	CheckIn         string  `json:"check_in,omitempty"`
+	CheckOut        string  `json:"check_out,omitempty"`
+	Date            string  `json:"date,omitempty"`
+	Adults          int     `json:"adults"`
+	Children        int     `json:"children,omitempty"`
+	Infants         int     `json:"infants,omitempty"`
+	Rooms           int     `json:"rooms,omitempty"`
+	Guests          int     `json:"guests,omitempty"`
+	ChildAges       []int   `json:"child_ages,omitempty"`
+	NationalityCode string  `json:"nationality_code,omitempty"`
+}
+
+// pricedQuote is a quote priced for a partner against live availability.
+type pricedQuote struct {
+	Total      int64
+	Currency   string
+	Instant    bool
+	Policy     string // cancellation policy
+	ItemID     int64
+	Claim      store.Claim // inventory a live booking takes
+	StartDate  string
+	EndDate    string
+	Details    map[string]any // booking details, without guest_name
+	OpenStatus string         // the status of a booking that is not instant
+}
+
+// product is what one product type does to validate and price a quote.
+type product interface {
+	// validate lists the problems of the quote's fields for this product.
+	validate(q *QuoteRequest, today time.Time) problems
+	// price prices a valid quote for the caller; 422 invalid_quote when the item is
+	// unknown, does not fit the party or is not available.
+	price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error)
+}
+
+// products holds the product types that can be quoted and booked.
+var products = map[tradewind.ProductType]product{}
+
+// productFor returns the product of a quote, checking that the key enables it.
+func productFor(c *Caller, q *QuoteRequest) (product, error) {
+	pt := tradewind.ProductType(q.ProductType)
+	if q.ProductType == "" {
+		return nil, tradewind.Invalid([]string{"product_type is required"})
+	}
+	if !pt.Valid() {
+		return nil, tradewind.Invalid([]string{"product_type: must be one of hotel, activity, rental, package"})
+	}
+	if err := c.RequireProduct(pt); err != nil {
+		return nil, err
+	}
+	p, ok := products[pt]
+	if !ok {
+		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
+	}
+	return p, nil
+}
+
+func invalidQuote(format string, args ...any) error {
+	return tradewind.Errorf(tradewind.ECodeInvalidQuote, format, args...)
+}
+
+// quote validates and prices q for the caller, and checks it can draw on the credit line.
+func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+	p, err := productFor(c, q)
+	if err != nil {
+		return nil, err
+	}
+	if errs := p.validate(q, s.todayDate()); len(errs) > 0 {
+		return nil, errs.err()
+	}
+	pq, err := p.price(ctx, db, c, q)
+	if err != nil {
+		return nil, err
+	}
+	if pq.Currency != c.Partner.Currency {
+		return nil, invalidQuote("The item is priced in %s but the credit line is in %s; only %s items can be booked.",
+			pq.Currency, c.Partner.Currency, c.Partner.Currency)
+	}
+	return pq, nil
+}
+
+// cityKey is the search key of a city: matching is case-insensitive.
+func cityKey(city string) string { return strings.ToLower(strings.TrimSpace(city)) }

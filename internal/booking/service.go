@@ -1,0 +1,148 @@
+// Package booking is the Tradewind service: search, availability, quotes, prebook,
+// book, cancel, confirm and reject, with idempotency and the credit line. The business
+// rules live here once, over store.Store, whatever the database.
+package booking
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/pricing"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// PrebookTTL is how long a prebook locks its price.
+const PrebookTTL = 15 * time.Minute
+
+// Service carries out partner and operator requests.
+type Service struct {
+	Store  store.Store
+	Clock  tradewind.Clock
+	Logger *slog.Logger
+}
+
+// New returns a service over st.
+func New(st store.Store, clock tradewind.Clock, logger *slog.Logger) *Service {
+	if clock == nil {
+		clock = tradewind.SystemClock{}
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{Store: st, Clock: clock, Logger: logger}
+}
+
+// Caller is an authenticated partner request: the partner and the key it used.
+type Caller struct {
+	Partner *tradewind.Partner
+	Key     *tradewind.APIKey
+}
+
+// Test reports whether the caller used a test key.
+func (c *Caller) Test() bool { return c.Key.Mode == tradewind.ModeTest }
+
+func (c *Caller) contract() pricing.Contract { return pricing.For(c.Partner) }
+
+// RequireProduct returns 403 product_not_enabled unless the caller's key enables p.
+func (c *Caller) RequireProduct(p tradewind.ProductType) error {
+	if !c.Key.HasProduct(p) {
+		return tradewind.Errorf(tradewind.ECodeProductNotEnabled, "Product type %q is not enabled for this key.", p)
+	}
+	return nil
+}
+
+func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
+
+func (s *Service) today() string { return s.now().Format(tradewind.DateLayout) }
+
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+const base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randomString returns n characters drawn uniformly from alphabet by crypto/rand.
+func randomString(alphabet string, n int) string {
+	var b strings.Builder
+	max := big.NewInt(int64(len(alphabet)))
+	for i := 0; i < n; i++ {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		b.WriteByte(alphabet[v.Int64()])
+	}
+	return b.String()
+}
+
+var referencePrefix = map[tradewind.ProductType]string{
+	tradewind.ProductHotel: "HTL", tradewind.ProductActivity: "ACT",
+	tradewind.ProductRental: "RNT", tradewind.ProductPackage: "PKG",
+}
+
+func newReference(p tradewind.ProductType) string {
+	return referencePrefix[p] + "-" + randomString(alnum, 8)
+}
+
+// NewEventID returns a new "evt_…" event id.
+func NewEventID() string { return "evt_" + randomString(base62, 24) }
+
+// emit writes an event for partnerID in the caller's transaction.
+func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ string, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return q.EventCreate(ctx, &tradewind.Event{ID: NewEventID(), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: s.now()})
+}
+
+// notFound is the 404 every lookup of a missing or foreign resource returns.
+func notFound(what string) error {
+	return tradewind.Errorf(tradewind.ECodeNotFound, "%s not found.", what)
+}
+
+// mapNotFound turns store.ErrNotFound into a 404 of what.
+func mapNotFound(err error, what string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound(what)
+	}
+	return err
+}
+
+// Page is a page request of a list.
+type Page struct {
+	Page, PerPage int
+}
+
+// PageMeta is the pagination block of a list response.
+type PageMeta struct {
+	Page       int `json:"page"`
+	PerPage    int `json:"per_page"`
+	Total      int `json:"total"`
+	TotalPages int `json:"total_pages"`
+}
+
+func (p Page) meta(total int) PageMeta {
+	pages := (total + p.PerPage - 1) / p.PerPage
+	return PageMeta{Page: p.Page, PerPage: p.PerPage, Total: total, TotalPages: pages}
+}
+
+// window returns the slice bounds of page p over n items.
+func (p Page) window(n int) (int, int) {
+	from := min((p.Page-1)*p.PerPage, n)
+	return from, min(from+p.PerPage, n)
+}
+
+func wrap(err *error, format string, args ...any) {
+	if *err != nil {
+		var te *tradewind.Error
+		if !errors.As(*err, &te) {
+			*err = fmt.Errorf(format+": %w", append(args, *err)...)
+		}
+	}
+}

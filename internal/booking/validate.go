@@ -1,0 +1,141 @@
+package booking
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+// Limits decided in shared/spec/decisions.md.
+const (
+	maxDaysAhead = 500
+	maxNights    = 30
+	maxRooms     = 9
+	maxAdults    = 30
+	maxChildren  = 20
+	maxInfants   = 10
+	maxChildAge  = 17
+)
+
+// problems collects every validation problem of a request, one string each.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p problems) err() error { return tradewind.Invalid(p) }
+
+func parseDate(s string) (time.Time, bool) {
+	t, err := time.Parse(tradewind.DateLayout, s)
+	return t, err == nil && t.Format(tradewind.DateLayout) == s
+}
+
+// date checks a required service date: a real YYYY-MM-DD, not before today (UTC) and
+// at most 500 days ahead.
+func (p *problems) date(field, value string, today time.Time) (time.Time, bool) {
+	if value == "" {
+		p.add("%s is required", field)
+		return time.Time{}, false
+	}
+	t, ok := parseDate(value)
+	if !ok {
+		p.add("%s: %q is not a date (YYYY-MM-DD)", field, value)
+		return time.Time{}, false
+	}
+	if t.Before(today) {
+		p.add("%s: %s is in the past", field, value)
+		return t, false
+	}
+	if t.After(today.AddDate(0, 0, maxDaysAhead)) {
+		p.add("%s: %s is more than %d days ahead", field, value, maxDaysAhead)
+		return t, false
+	}
+	return t, true
+}
+
+// stay checks a check_in/check_out pair and returns the number of nights.
+func (p *problems) stay(checkIn, checkOut string, today time.Time) (int, bool) {
+	in, ok1 := p.date("check_in", checkIn, today)
+	if checkOut == "" {
+		p.add("check_out is required")
+		return 0, false
+	}
+	out, ok2 := parseDate(checkOut)
+	if !ok2 {
+		p.add("check_out: %q is not a date (YYYY-MM-DD)", checkOut)
+		return 0, false
+	}
+	if in.IsZero() {
+		return 0, false
+	}
+	nights := int(out.Sub(in).Hours() / 24)
+	switch {
+	case nights < 1:
+		p.add("check_out must be after check_in")
+		return 0, false
+	case nights > maxNights:
+		p.add("stay of %d nights: at most %d", nights, maxNights)
+		return 0, false
+	}
+	return nights, ok1
+}
+
+func (p *problems) between(field string, v, lo, hi int) {
+	if v < lo || v > hi {
+		p.add("%s: %d is outside %d–%d", field, v, lo, hi)
+	}
+}
+
+func (p *problems) party(adults, children, infants int) {
+	p.between("adults", adults, 1, maxAdults)
+	p.between("children", children, 0, maxChildren)
+	p.between("infants", infants, 0, maxInfants)
+}
+
+// childAges checks that ages hold exactly children ages of 0–17.
+func (p *problems) childAges(children int, ages []int) {
+	if children > 0 && len(ages) == 0 {
+		p.add("child_ages is required and non-empty when children > 0")
+		return
+	}
+	if len(ages) != children && children >= 0 {
+		p.add("child_ages: %d ages given for %d children", len(ages), children)
+	}
+	for i, a := range ages {
+		if a < 0 || a > maxChildAge {
+			p.add("child_ages[%d]: %d is outside 0–%d", i, a, maxChildAge)
+		}
+	}
+}
+
+var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+
+func (p *problems) nationality(code string) {
+	if code != "" && !countryCode.MatchString(code) {
+		p.add("nationality_code: %q is not a 2-letter ISO country code", code)
+	}
+}
+
+func (p *problems) positiveID(field string, id int64) {
+	if id <= 0 {
+		p.add("%s is required", field)
+	}
+}
+
+func (p *problems) maxLen(field, v string, n int) {
+	if len([]rune(v)) > n {
+		p.add("%s: at most %d characters", field, n)
+	}
+}
+
+// nightRange returns the first and last night of a stay: check_in .. check_out−1.
+func nightRange(checkIn, checkOut string) (string, string) {
+	out, _ := parseDate(checkOut)
+	return checkIn, out.AddDate(0, 0, -1).Format(tradewind.DateLayout)
+}
+
+func (s *Service) todayDate() time.Time {
+	t, _ := parseDate(s.today())
+	return t
+}

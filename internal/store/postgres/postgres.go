@@ -1,0 +1,53 @@
+// Package postgres opens the PostgreSQL store through pgx, for several servers sharing
+// one database.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/pressly/goose/v3"
+
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+)
+
+func pgCode(err error) string {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Dialect is PostgreSQL's way with the shared SQL store.
+var Dialect = sqlstore.Dialect{
+	Name:        "postgres",
+	Goose:       goose.DialectPostgres,
+	IsConflict:  func(err error) bool { return pgCode(err) == "23505" },
+	IsRetryable: func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
+}
+
+// Open connects to the database at dsn (postgres://…) and applies the migrations.
+// Migrations take a PostgreSQL advisory lock, so servers starting together are safe.
+func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(16)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: cannot connect: %w", err)
+	}
+	s := sqlstore.New(db, Dialect)
+	if err := s.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return s, nil
+}

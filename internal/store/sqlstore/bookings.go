@@ -1,0 +1,173 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+const bookingColumns = `id, reference, partner_id, key_id, product_type, status, test, pricing_mode, total_price,
+	currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind, unit_id, start_date, end_date,
+	quantity, quote, guest, details, cancel_reason, cancelled_at, created_at, updated_at`
+
+func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error) {
+	var b tradewind.Booking
+	var pref, ikey sql.NullString
+	var quote, guest, details string
+	var cancelled sql.NullTime
+	err := row.Scan(&b.ID, &b.Reference, &b.PartnerID, &b.KeyID, &b.ProductType, &b.Status, &b.Test, &b.PricingMode,
+		&b.TotalPrice, &b.Currency, &b.CreditDrawn, &pref, &ikey, &b.ItemID, &b.UnitKind, &b.UnitID, &b.StartDate,
+		&b.EndDate, &b.Quantity, &quote, &guest, &details, &b.CancelReason, &cancelled, &b.CreatedAt, &b.UpdatedAt)
+	if err != nil {
+		return nil, err
+	}
+	b.PartnerReference, b.IdempotencyKey = pref.String, ikey.String
+	b.Quote, b.Guest, b.Details = []byte(quote), []byte(guest), []byte(details)
+	b.CancelledAt, b.CreatedAt, b.UpdatedAt = fromNull(cancelled), b.CreatedAt.UTC(), b.UpdatedAt.UTC()
+	return &b, nil
+}
+
+func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking) error {
+	err := q.db.QueryRowContext(ctx, `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
+		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
+		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`,
+		b.Reference, b.PartnerID, b.KeyID, string(b.ProductType), b.Status, b.Test, b.PricingMode, b.TotalPrice,
+		b.Currency, b.CreditDrawn, nullString(b.PartnerReference), nullString(b.IdempotencyKey), b.ItemID, b.UnitKind,
+		b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote), string(b.Guest), string(b.Details),
+		b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt)).Scan(&b.ID)
+	return q.interpret(err)
+}
+
+func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {
+	b, err := scanBooking(q.db.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, args...))
+	return b, q.interpret(err)
+}
+
+func (q *queries) BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error) {
+	if partnerID == 0 {
+		return q.bookingWhere(ctx, `reference = $1`, reference)
+	}
+	return q.bookingWhere(ctx, `reference = $1 AND partner_id = $2`, reference, partnerID)
+}
+
+func (q *queries) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error) {
+	return q.bookingWhere(ctx, `partner_id = $1 AND idempotency_key = $2`, partnerID, key)
+}
+
+func (q *queries) BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error) {
+	return q.bookingWhere(ctx, `partner_id = $1 AND partner_reference = $2`, partnerID, ref)
+}
+
+func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tradewind.Booking, int, error) {
+	where, args := "1 = 1", []any{}
+	if f.PartnerID != 0 {
+		args = append(args, f.PartnerID)
+		where += " AND partner_id = $1"
+	}
+	if f.Status != "" {
+		args = append(args, f.Status)
+		where += " AND status = " + placeholders(len(args), 1)
+	}
+	if f.EndBefore != "" {
+		args = append(args, f.EndBefore)
+		where += " AND end_date < " + placeholders(len(args), 1)
+	}
+	if f.EndFrom != "" {
+		args = append(args, f.EndFrom)
+		where += " AND end_date >= " + placeholders(len(args), 1)
+	}
+	var total int
+	if err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, q.interpret(err)
+	}
+	query := `SELECT ` + bookingColumns + ` FROM bookings WHERE ` + where + ` ORDER BY id DESC`
+	if f.Limit > 0 {
+		args = append(args, f.Limit, f.Offset)
+		query += " LIMIT " + placeholders(len(args)-1, 1) + " OFFSET " + placeholders(len(args), 1)
+	}
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, 0, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*tradewind.Booking
+	for rows.Next() {
+		b, err := scanBooking(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, b)
+	}
+	return out, total, rows.Err()
+}
+
+func (q *queries) BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error) {
+	args := []any{id, status, reason, ts(at)}
+	for _, s := range from {
+		args = append(args, s)
+	}
+	cancelledAt := "cancelled_at"
+	if status == tradewind.StatusCancelled {
+		cancelledAt = "$4"
+	}
+	n, err := q.exec(ctx, `UPDATE bookings SET status = $2, cancel_reason = $3, updated_at = $4, cancelled_at = `+cancelledAt+`
+		WHERE id = $1 AND status IN (`+placeholders(5, len(from))+`)`, args...)
+	return n == 1, err
+}
+
+func (q *queries) IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error {
+	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (partner_id, key, created_at) VALUES ($1, $2, $3)`,
+		partnerID, key, ts(at))
+	return err
+}
+
+func (q *queries) PrebookCreate(ctx context.Context, p *tradewind.Prebook) error {
+	_, err := q.exec(ctx, `INSERT INTO prebooks (token, partner_id, mode, quote, total_price, currency, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency, ts(p.ExpiresAt), ts(p.CreatedAt))
+	return err
+}
+
+func (q *queries) PrebookGet(ctx context.Context, token string) (*tradewind.Prebook, error) {
+	var p tradewind.Prebook
+	var quote string
+	var booking sql.NullInt64
+	err := q.db.QueryRowContext(ctx, `SELECT token, partner_id, mode, quote, total_price, currency, expires_at, booking_id, created_at
+		FROM prebooks WHERE token = $1`, token).
+		Scan(&p.Token, &p.PartnerID, &p.Mode, &quote, &p.TotalPrice, &p.Currency, &p.ExpiresAt, &booking, &p.CreatedAt)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	p.Quote, p.BookingID = []byte(quote), booking.Int64
+	p.ExpiresAt, p.CreatedAt = p.ExpiresAt.UTC(), p.CreatedAt.UTC()
+	return &p, nil
+}
+
+func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID int64) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE prebooks SET booking_id = $2 WHERE token = $1 AND booking_id IS NULL`, token, bookingID)
+	return n == 1, err
+}
+
+func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt)); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT $1, id, 'pending', 0, $2, $2, $2 FROM webhook_subscriptions
+		WHERE partner_id = $3 AND active AND deleted_at IS NULL
+		AND (',' || event_types || ',') LIKE '%,' || CAST($4 AS TEXT) || ',%'`,
+		e.ID, ts(e.CreatedAt), e.PartnerID, e.Type)
+	return err
+}
+
+func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error) {
+	return q.int64s(ctx, `SELECT DISTINCT partner_id FROM webhook_subscriptions
+		WHERE active AND deleted_at IS NULL AND (',' || event_types || ',') LIKE '%,' || CAST($1 AS TEXT) || ',%'
+		ORDER BY partner_id`, eventType)
+}

@@ -1,0 +1,160 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+func (q *queries) ItemPut(ctx context.Context, it *store.Item) (bool, error) {
+	n, err := q.exec(ctx, `INSERT INTO items (kind, id, city_key, data) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (kind, id) DO UPDATE SET city_key = excluded.city_key, data = excluded.data
+		WHERE items.data <> excluded.data OR items.city_key <> excluded.city_key`,
+		string(it.Kind), it.ID, it.CityKey, string(it.Data))
+	return n > 0, err
+}
+
+func (q *queries) ItemGet(ctx context.Context, kind tradewind.ProductType, id int64) (*store.Item, error) {
+	it := store.Item{Kind: kind, ID: id}
+	var data string
+	err := q.db.QueryRowContext(ctx, `SELECT city_key, data FROM items WHERE kind = $1 AND id = $2`, string(kind), id).
+		Scan(&it.CityKey, &data)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	it.Data = []byte(data)
+	return &it, nil
+}
+
+func (q *queries) ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*store.Item, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT id, data FROM items WHERE kind = $1 AND city_key = $2 ORDER BY id`,
+		string(kind), cityKey)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*store.Item
+	for rows.Next() {
+		it := store.Item{Kind: kind, CityKey: cityKey}
+		var data string
+		if err := rows.Scan(&it.ID, &data); err != nil {
+			return nil, err
+		}
+		it.Data = []byte(data)
+		out = append(out, &it)
+	}
+	return out, rows.Err()
+}
+
+// placeholders returns "$from, $from+1, …" for n arguments.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", from+i)
+	}
+	return b.String()
+}
+
+func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([]store.InventoryRow, error) {
+	col, ids := "item_id", iq.ItemIDs
+	if len(iq.UnitIDs) > 0 {
+		col, ids = "unit_id", iq.UnitIDs
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var out []store.InventoryRow
+	// Chunk the id list so that no statement passes the databases' parameter limits.
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := []any{iq.Kind, iq.From, iq.To}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := q.db.QueryContext(ctx, `SELECT unit_id, item_id, day, capacity, sold, price FROM inventory
+			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)
+			ORDER BY unit_id, day`, args...)
+		if err != nil {
+			return nil, q.interpret(err)
+		}
+		for rows.Next() {
+			r := store.InventoryRow{Kind: iq.Kind}
+			if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
+	const per = 400
+	for start := 0; start < len(rows); start += per {
+		chunk := rows[start:min(start+per, len(rows))]
+		var b strings.Builder
+		args := make([]any, 0, len(chunk)*6)
+		for i, r := range chunk {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + placeholders(len(args)+1, 6) + ")")
+			args = append(args, r.Kind, r.UnitID, r.ItemID, r.Day, r.Capacity, r.Price)
+		}
+		_, err := q.exec(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `+b.String()+`
+			ON CONFLICT (kind, unit_id, day) DO UPDATE SET item_id = excluded.item_id,
+			capacity = excluded.capacity, price = excluded.price`, args...)
+		if err != nil {
+			return fmt.Errorf("inventory put: %w", err)
+		}
+	}
+	return nil
+}
+
+// daysInclusive counts the calendar days from..to, both included.
+func daysInclusive(from, to string) (int64, error) {
+	f, err := time.Parse(tradewind.DateLayout, from)
+	if err != nil {
+		return 0, err
+	}
+	t, err := time.Parse(tradewind.DateLayout, to)
+	if err != nil {
+		return 0, err
+	}
+	return int64(t.Sub(f).Hours()/24) + 1, nil
+}
+
+func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) (bool, error) {
+	want, err := daysInclusive(c.From, c.To)
+	if err != nil || want < 1 {
+		return false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
+	}
+	// One conditional statement: rows lacking room are skipped, so fewer rows than days
+	// means the claim fails and the caller's transaction rolls back what was taken.
+	n, err := q.exec(ctx, `UPDATE inventory SET sold = sold + $1
+		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity`,
+		c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+	if err != nil {
+		return false, err
+	}
+	return n == want, nil
+}
+
+func (q *queries) InventoryRelease(ctx context.Context, c store.Claim) error {
+	_, err := q.exec(ctx, `UPDATE inventory SET sold = CASE WHEN sold >= $1 THEN sold - $1 ELSE 0 END
+		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5`,
+		c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+	return err
+}

@@ -1,0 +1,204 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+const partnerColumns = `id, name, pricing_mode, markup_bp, currency, credit_limit, credit_used, blocked,
+	rate_limit, allow_ips, require_mtls, cert_fingerprints, require_signature, signing_secret,
+	prev_signing_secret, prev_secret_until, created_at`
+
+func scanPartner(row interface{ Scan(...any) error }) (*tradewind.Partner, error) {
+	var p tradewind.Partner
+	var allow, pins string
+	var prevUntil sql.NullTime
+	err := row.Scan(&p.ID, &p.Name, &p.PricingMode, &p.MarkupBP, &p.Currency, &p.CreditLimit, &p.CreditUsed,
+		&p.Blocked, &p.RateLimit, &allow, &p.RequireMTLS, &pins, &p.RequireSignature, &p.SigningSecret,
+		&p.PrevSigningSecret, &prevUntil, &p.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	_ = json.Unmarshal([]byte(allow), &p.AllowIPs)
+	_ = json.Unmarshal([]byte(pins), &p.CertFingerprints)
+	p.PrevSecretUntil = fromNull(prevUntil)
+	p.CreatedAt = p.CreatedAt.UTC()
+	return &p, nil
+}
+
+func jsonList(l []string) string {
+	if l == nil {
+		l = []string{}
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+func (q *queries) PartnerCreate(ctx context.Context, p *tradewind.Partner) error {
+	err := q.db.QueryRowContext(ctx, `INSERT INTO partners (name, pricing_mode, markup_bp, currency, credit_limit,
+		blocked, rate_limit, allow_ips, require_mtls, cert_fingerprints, require_signature, signing_secret,
+		prev_signing_secret, prev_secret_until, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
+		p.Name, p.PricingMode, p.MarkupBP, p.Currency, p.CreditLimit, p.Blocked, p.RateLimit, jsonList(p.AllowIPs),
+		p.RequireMTLS, jsonList(p.CertFingerprints), p.RequireSignature, p.SigningSecret, p.PrevSigningSecret,
+		ts(p.PrevSecretUntil), ts(p.CreatedAt)).Scan(&p.ID)
+	return q.interpret(err)
+}
+
+func (q *queries) PartnerUpdate(ctx context.Context, p *tradewind.Partner) error {
+	n, err := q.exec(ctx, `UPDATE partners SET pricing_mode = $2, markup_bp = $3, currency = $4, credit_limit = $5,
+		blocked = $6, rate_limit = $7, allow_ips = $8, require_mtls = $9, cert_fingerprints = $10,
+		require_signature = $11, signing_secret = $12, prev_signing_secret = $13, prev_secret_until = $14
+		WHERE id = $1`,
+		p.ID, p.PricingMode, p.MarkupBP, p.Currency, p.CreditLimit, p.Blocked, p.RateLimit, jsonList(p.AllowIPs),
+		p.RequireMTLS, jsonList(p.CertFingerprints), p.RequireSignature, p.SigningSecret, p.PrevSigningSecret,
+		ts(p.PrevSecretUntil))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return q.interpret(sql.ErrNoRows)
+	}
+	return nil
+}
+
+func (q *queries) PartnerGetByID(ctx context.Context, id int64) (*tradewind.Partner, error) {
+	p, err := scanPartner(q.db.QueryRowContext(ctx, `SELECT `+partnerColumns+` FROM partners WHERE id = $1`, id))
+	return p, q.interpret(err)
+}
+
+func (q *queries) PartnerGetByName(ctx context.Context, name string) (*tradewind.Partner, error) {
+	p, err := scanPartner(q.db.QueryRowContext(ctx, `SELECT `+partnerColumns+` FROM partners WHERE name = $1`, name))
+	return p, q.interpret(err)
+}
+
+func (q *queries) PartnerList(ctx context.Context) ([]*tradewind.Partner, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT `+partnerColumns+` FROM partners ORDER BY name`)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*tradewind.Partner
+	for rows.Next() {
+		p, err := scanPartner(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) PartnerListIDs(ctx context.Context) ([]int64, error) {
+	return q.int64s(ctx, `SELECT id FROM partners ORDER BY id`)
+}
+
+func (q *queries) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) CreditDraw(ctx context.Context, partnerID, amount int64) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE partners SET credit_used = credit_used + $2
+		WHERE id = $1 AND NOT blocked AND credit_used + $2 <= credit_limit`, partnerID, amount)
+	return n == 1, err
+}
+
+func (q *queries) CreditRelease(ctx context.Context, partnerID, amount int64) error {
+	_, err := q.exec(ctx, `UPDATE partners SET credit_used = CASE WHEN credit_used >= $2 THEN credit_used - $2 ELSE 0 END
+		WHERE id = $1`, partnerID, amount)
+	return err
+}
+
+const keyColumns = `id, partner_id, prefix, hash, mode, scopes, products, expires_at, revoked_at, created_at`
+
+func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
+	var k tradewind.APIKey
+	var scopes, products string
+	var expires, revoked sql.NullTime
+	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt); err != nil {
+		return nil, err
+	}
+	k.Scopes = splitList(scopes)
+	for _, p := range splitList(products) {
+		k.Products = append(k.Products, tradewind.ProductType(p))
+	}
+	k.ExpiresAt, k.RevokedAt, k.CreatedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC()
+	return &k, nil
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func (q *queries) KeyCreate(ctx context.Context, k *tradewind.APIKey) error {
+	products := make([]string, len(k.Products))
+	for i, p := range k.Products {
+		products[i] = string(p)
+	}
+	err := q.db.QueryRowContext(ctx, `INSERT INTO api_keys (partner_id, prefix, hash, mode, scopes, products, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		k.PartnerID, k.Prefix, k.Hash, string(k.Mode), strings.Join(k.Scopes, ","), strings.Join(products, ","),
+		ts(k.ExpiresAt), ts(k.CreatedAt)).Scan(&k.ID)
+	return q.interpret(err)
+}
+
+func (q *queries) KeyGetByHash(ctx context.Context, hash string) (*tradewind.APIKey, error) {
+	k, err := scanKey(q.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, hash))
+	return k, q.interpret(err)
+}
+
+func (q *queries) KeyGetByID(ctx context.Context, id int64) (*tradewind.APIKey, error) {
+	k, err := scanKey(q.db.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+	return k, q.interpret(err)
+}
+
+func (q *queries) KeyListByPartner(ctx context.Context, partnerID int64) ([]*tradewind.APIKey, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE partner_id = $1 ORDER BY id`, partnerID)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*tradewind.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) KeyRevoke(ctx context.Context, id int64, at time.Time) error {
+	n, err := q.exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, id, ts(at))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := q.KeyGetByID(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

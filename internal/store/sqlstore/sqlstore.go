@@ -1,0 +1,167 @@
+// Package sqlstore implements store.Store over database/sql with one SQL text for
+// both databases: modernc SQLite and pgx both bind $N parameters by number. A Dialect
+// supplies what differs: migrations, error translation and retry rules.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialect is what one database does differently.
+type Dialect struct {
+	Name  string        // "sqlite" or "postgres"
+	Goose goose.Dialect // migration dialect
+	// IsConflict reports a unique-constraint violation.
+	IsConflict func(error) bool
+	// IsRetryable reports a transaction aborted for concurrency that may be run again.
+	IsRetryable func(error) bool
+}
+
+// DB is a store.Store over one *sql.DB.
+type DB struct {
+	*queries
+	db      *sql.DB
+	dialect Dialect
+}
+
+// New wraps db, which the caller opened with the dialect's driver.
+func New(db *sql.DB, d Dialect) *DB {
+	s := &DB{db: db, dialect: d}
+	s.queries = &queries{db: db, d: &s.dialect}
+	return s
+}
+
+// Migrate applies every pending migration.
+func (s *DB) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations, "migrations/"+s.dialect.Name)
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(s.dialect.Goose, s.db, sub)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	return nil
+}
+
+// SQL returns the underlying database, for tests and operator tooling.
+func (s *DB) SQL() *sql.DB { return s.db }
+
+// Dialect names the database.
+func (s *DB) Dialect() string { return s.dialect.Name }
+
+// Ping checks that the database answers.
+func (s *DB) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// Close closes the database.
+func (s *DB) Close() error { return s.db.Close() }
+
+// InTx runs fn in a transaction, retrying it when the database aborted it for
+// concurrency (deadlock or serialization failure).
+func (s *DB) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	const attempts = 5
+	var err error
+	for i := 0; i < attempts; i++ {
+		err = s.inTxOnce(ctx, fn)
+		if err == nil || !s.dialect.IsRetryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(i+1) * 10 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = fn(&queries{db: tx, d: &s.dialect}); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// dbtx is what *sql.DB and *sql.Tx have in common.
+type dbtx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// queries implements store.Querier on a database or a transaction.
+type queries struct {
+	db dbtx
+	d  *Dialect
+}
+
+// interpret translates native errors into the store's sentinels.
+func (q *queries) interpret(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return store.ErrNotFound
+	case q.d.IsConflict(err):
+		return fmt.Errorf("%w: %v", store.ErrConflict, err)
+	}
+	return err
+}
+
+func (q *queries) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := q.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, q.interpret(err)
+	}
+	return res.RowsAffected()
+}
+
+// ts stores times in UTC at the microsecond precision both databases keep.
+func ts(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func fromNull(t sql.NullTime) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,186 @@
+// Package store defines the persistence interface of Tradewind and the sentinels every
+// implementation translates its native errors into. The SQL implementation shared by
+// both databases is in sqlstore; sqlite and postgres open it with their dialect, and
+// storetest is the conformance suite both must pass.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+// Sentinel errors, returned wrapped.
+var (
+	// ErrNotFound: no row matched.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: a unique constraint refused the write.
+	ErrConflict = errors.New("store: conflict")
+)
+
+// Store is a database: the queries outside a transaction, and transactions.
+type Store interface {
+	Querier
+	// InTx runs fn in one transaction, committing when fn returns nil. A transaction
+	// aborted by the database for concurrency (deadlock, serialization) is retried,
+	// so fn must be safe to run again.
+	InTx(ctx context.Context, fn func(q Querier) error) error
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+	// Dialect names the database: "sqlite" or "postgres".
+	Dialect() string
+}
+
+// Item is a catalog record: the catalog JSON of a hotel, activity, rental or package
+// without its inventory.
+type Item struct {
+	Kind    tradewind.ProductType
+	ID      int64
+	CityKey string // lower-case city, the search key
+	Data    []byte
+}
+
+// Inventory kinds: what one row of inventory counts.
+const (
+	UnitRoom       = "room"        // hotel room type, per night: rooms
+	UnitActivity   = "activity"    // activity, per day: seats
+	UnitSpace      = "space"       // rental space, per night: capacity 1
+	UnitDeparture  = "departure"   // fixed package departure, on its date: seats
+	UnitPackageDay = "package_day" // open package, per travel day: seats
+)
+
+// InventoryRow is what one unit offers on one day.
+type InventoryRow struct {
+	Kind     string
+	UnitID   int64
+	ItemID   int64
+	Day      string // YYYY-MM-DD
+	Capacity int
+	Sold     int
+	Price    int64 // net price in minor units where the unit is priced per day
+}
+
+// InventoryQuery selects inventory rows. Days are inclusive.
+type InventoryQuery struct {
+	Kind    string
+	ItemIDs []int64 // any of these items; empty with UnitIDs
+	UnitIDs []int64 // any of these units
+	From    string
+	To      string
+}
+
+// Claim takes Quantity units on every day From..To (inclusive) of one unit.
+type Claim struct {
+	Kind     string
+	UnitID   int64
+	From, To string
+	Quantity int
+}
+
+// BookingFilter selects bookings for a list.
+type BookingFilter struct {
+	PartnerID int64  // 0: every partner (operator)
+	Status    string // stored status
+	// EndBefore keeps bookings whose service ended before this day; EndFrom those
+	// ending on or after it (how "completed" is told from "confirmed").
+	EndBefore string
+	EndFrom   string
+	Offset    int
+	Limit     int // 0: no limit
+}
+
+// Subscription is a partner's webhook subscription.
+type Subscription struct {
+	ID         int64
+	PartnerID  int64
+	URL        string
+	EventTypes []string
+	Secret     string
+	Active     bool
+	CreatedAt  time.Time
+}
+
+// Querier holds every query and write. Method names are noun-first.
+type Querier interface {
+	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
+	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
+	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.
+	PartnerUpdate(ctx context.Context, p *tradewind.Partner) error
+	// PartnerGetByID returns the partner. ErrNotFound.
+	PartnerGetByID(ctx context.Context, id int64) (*tradewind.Partner, error)
+	// PartnerGetByName returns the partner. ErrNotFound.
+	PartnerGetByName(ctx context.Context, name string) (*tradewind.Partner, error)
+	// PartnerList returns every partner by name.
+	PartnerList(ctx context.Context) ([]*tradewind.Partner, error)
+	// PartnerListIDs returns the ids of every partner.
+	PartnerListIDs(ctx context.Context) ([]int64, error)
+	// CreditDraw adds amount to the partner's used credit only if the partner is not
+	// blocked and the limit holds, in one conditional statement; false when refused.
+	CreditDraw(ctx context.Context, partnerID, amount int64) (bool, error)
+	// CreditRelease subtracts amount from the partner's used credit.
+	CreditRelease(ctx context.Context, partnerID, amount int64) error
+
+	// KeyCreate inserts k and sets k.ID. ErrConflict on a duplicate hash.
+	KeyCreate(ctx context.Context, k *tradewind.APIKey) error
+	// KeyGetByHash returns the key with that hash. ErrNotFound.
+	KeyGetByHash(ctx context.Context, hash string) (*tradewind.APIKey, error)
+	// KeyGetByID returns the key. ErrNotFound.
+	KeyGetByID(ctx context.Context, id int64) (*tradewind.APIKey, error)
+	// KeyListByPartner returns the partner's keys, oldest first.
+	KeyListByPartner(ctx context.Context, partnerID int64) ([]*tradewind.APIKey, error)
+	// KeyRevoke marks the key revoked at the given time. ErrNotFound.
+	KeyRevoke(ctx context.Context, id int64, at time.Time) error
+
+	// ItemPut inserts or replaces a catalog item; it reports whether anything changed.
+	ItemPut(ctx context.Context, it *Item) (bool, error)
+	// ItemGet returns one item. ErrNotFound.
+	ItemGet(ctx context.Context, kind tradewind.ProductType, id int64) (*Item, error)
+	// ItemListByCity returns the items of a kind in a city (lower-case key), by id.
+	ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*Item, error)
+
+	// InventoryList returns the rows matching q, ordered by unit and day.
+	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
+	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold.
+	InventoryPut(ctx context.Context, rows []InventoryRow) error
+	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
+	// day with one conditional statement; false when any day lacks the room.
+	InventoryClaim(ctx context.Context, c Claim) (bool, error)
+	// InventoryRelease gives back what a claim took.
+	InventoryRelease(ctx context.Context, c Claim) error
+
+	// BookingCreate inserts b and sets b.ID. ErrConflict when the reference or the
+	// partner reference is taken.
+	BookingCreate(ctx context.Context, b *tradewind.Booking) error
+	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
+	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)
+	// BookingGetByIdempotencyKey returns the booking the key created. ErrNotFound.
+	BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error)
+	// BookingGetByPartnerReference returns the partner's booking with that reference. ErrNotFound.
+	BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error)
+	// BookingList returns bookings newest first and the total matching f.
+	BookingList(ctx context.Context, f BookingFilter) ([]*tradewind.Booking, int, error)
+	// BookingSetStatus moves the booking to status only if it is in one of from;
+	// false when it was not.
+	BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error)
+
+	// IdempotencyClaim records that the partner's key is being used. ErrConflict when
+	// another transaction holds or committed it (PostgreSQL waits for the holder).
+	IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error
+
+	// PrebookCreate inserts p.
+	PrebookCreate(ctx context.Context, p *tradewind.Prebook) error
+	// PrebookGet returns the prebook. ErrNotFound.
+	PrebookGet(ctx context.Context, token string) (*tradewind.Prebook, error)
+	// PrebookConsume marks the token used by bookingID; false when already used.
+	PrebookConsume(ctx context.Context, token string, bookingID int64) (bool, error)
+
+	// EventCreate inserts the event and one pending delivery for every active
+	// subscription of its partner to its type, in the same transaction.
+	EventCreate(ctx context.Context, e *tradewind.Event) error
+	// SubscriberPartnerIDs returns the partners with an active subscription to eventType.
+	SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error)
+}
