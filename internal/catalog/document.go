@@ -1,6 +1,10 @@
 // Package catalog reads, validates and generates the operator's inventory documents
 // (shared/spec/catalog-format.md). Amounts are held in minor units of the item's
 // currency; dates are canonical "YYYY-MM-DD" strings.
+//
+// Parse and Write (and Document's UnmarshalJSON and MarshalJSON) handle the catalog format
+// with its decimal amounts. The json tags on the item types below only name their fields:
+// encoding one item on its own writes amounts in minor units, not in the catalog format.
 package catalog
 
 // Document is one catalog file: any mix of the four product types.
