@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+)
+
+// serveCmd runs the partner API server. Every flag may also come from the environment
+// as TRADEWIND_<FLAG_IN_CAPS> (see serveEnvFlags).
+type serveCmd struct {
+	Addr                 string `name:"addr" default:"127.0.0.1:8080" help:"Listen address of the partner API."`
+	Demo                 bool   `name:"demo" help:"Load the demo catalog and demo partner, and print its test and live keys."`
+	TLSCert              string `name:"tls-cert" type:"existingfile" help:"Serve HTTPS with this certificate (PEM)."`
+	TLSKey               string `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
+	ClientCA             string `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
+	TrustedProxies       string `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
+	Redis                string `name:"redis" help:"Share rate limits between servers through Redis (redis://host:6379/0)."`
+	WebhookAllowPrivate  bool   `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
+	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
+	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
+	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
+}
+
+// serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.
+var serveEnvFlags = []struct {
+	flag string
+	bool bool
+}{
+	{"addr", false}, {"demo", true}, {"tls-cert", false}, {"tls-key", false}, {"client-ca", false},
+	{"trusted-proxies", false}, {"redis", false}, {"webhook-allow-private", true},
+	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
+}
+
+// withServeEnv adds the serve flags given by the environment and not on the command line.
+func withServeEnv(args []string, getenv func(string) string) []string {
+	at := -1
+	for i, a := range args {
+		if a == "serve" {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return args
+	}
+	var extra []string
+	for _, f := range serveEnvFlags {
+		v := getenv("TRADEWIND_" + strings.ToUpper(strings.ReplaceAll(f.flag, "-", "_")))
+		if v == "" || hasFlag(args, "--"+f.flag) {
+			continue
+		}
+		if f.bool {
+			if v == "1" || strings.EqualFold(v, "true") {
+				extra = append(extra, "--"+f.flag)
+			}
+			continue
+		}
+		extra = append(extra, "--"+f.flag+"="+v)
+	}
+	out := append([]string{}, args[:at+1]...)
+	return append(append(out, extra...), args[at+1:]...)
+}
+
+func parseLevel(s string) slog.Level {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(s))
+	return l
+}
+
+func (c *serveCmd) Run(e *env) error {
+	e.logger = slog.New(httpapi.LogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: parseLevel(c.LogLevel)})))
+	st, svc, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if c.Demo {
+		if err := loadDemo(e, svc); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	srv, err := c.build(e, st, svc)
+	if err != nil {
+		return err
+	}
+	return srv.run(e)
+}
+
+// server is a configured partner API listener and its background workers.
+type server struct {
+	cmd      *serveCmd
+	handler  http.Handler
+	tls      bool
+	workers  []func(ctx context.Context)
+	shutdown []func()
+}
+
+// build wires the partner API from the flags.
+func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server, error) {
+	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
+	api := httpapi.NewServer(cfg)
+	return &server{cmd: c, handler: api}, nil
+}
+
+// run listens until the context ends, then shuts down gracefully, finishing the
+// requests in flight.
+func (s *server) run(e *env) error {
+	ln, err := net.Listen("tcp", s.cmd.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (choose another --addr)", s.cmd.Addr, err)
+	}
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
+	}
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	fmt.Fprintf(e.stdout, "Partner API listening on %s://%s%s\n", scheme, ln.Addr(), httpapi.Prefix)
+	e.logger.Info("listening", "addr", ln.Addr().String(), "tls", s.tls)
+
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	done := make(chan struct{})
+	for _, w := range s.workers {
+		go w(ctx)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if s.tls {
+			errc <- hs.ServeTLS(ln, "", "")
+		} else {
+			errc <- hs.Serve(ln)
+		}
+		close(done)
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-e.ctx.Done():
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer scancel()
+	err = hs.Shutdown(sctx)
+	<-done
+	for _, f := range s.shutdown {
+		f()
+	}
+	e.logger.Info("stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// demoPartner is the name of the partner --demo creates.
+const demoPartner = "demo"
+
+// loadDemo imports the demo catalog (dated from today, so re-importing keeps it
+// current), creates the demo partner if absent, and prints a fresh pair of keys.
+func loadDemo(e *env, svc *booking.Service) error {
+	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
+	if _, err := svc.ImportCatalog(e.ctx, catalog.Demo(today)); err != nil {
+		return err
+	}
+	p, err := svc.Store.PartnerGetByName(e.ctx, demoPartner)
+	if err != nil {
+		mode, markup, limit := "markup", "10", "50000"
+		p, err = svc.CreatePartner(e.ctx, demoPartner, booking.PartnerParams{PricingMode: &mode, MarkupPercent: &markup, CreditLimit: &limit})
+		if err != nil {
+			return err
+		}
+	}
+	keys := map[string]string{}
+	for _, mode := range []string{"test", "live"} {
+		_, secret, err := svc.IssueKey(e.ctx, demoPartner, booking.KeyParams{Mode: mode})
+		if err != nil {
+			return err
+		}
+		keys[mode] = secret
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
+		formatMinor(p.CreditLimit, p.Currency), p.Currency)
+	fmt.Fprintf(w, "  test key: %s\n  live key: %s\n", keys["test"], keys["live"])
+	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' http://%s%s/meta/ping\n", keys["test"], demoHost(e), httpapi.Prefix)
+	return nil
+}
+
+func demoHost(e *env) string { return e.cli.Serve.Addr }

@@ -1,0 +1,199 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// ImportReport says what a catalog import changed.
+type ImportReport struct {
+	Created   int `json:"created"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Events    int `json:"events"`
+}
+
+// stagedItem is one catalog item ready to store: its record and its inventory.
+type stagedItem struct {
+	item     store.Item
+	unitKind string
+	rows     []store.InventoryRow
+}
+
+// ImportCatalog validates doc and upserts every item in one transaction: importing the
+// same document twice changes nothing; a changed item emits availability.changed for
+// its changed dates to every partner subscribed to that event. Inventory already sold
+// is kept; a night dropped from the document is closed (capacity 0), never deleted.
+func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep ImportReport, err error) {
+	defer wrap(&err, "import catalog")
+	if problems := doc.Validate(); len(problems) > 0 {
+		return rep, &catalog.ValidationError{Problems: problems}
+	}
+	staged, err := stage(doc)
+	if err != nil {
+		return rep, err
+	}
+	err = s.Store.InTx(ctx, func(tx store.Querier) error {
+		rep = ImportReport{}
+		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
+		if err != nil {
+			return err
+		}
+		for _, st := range staged {
+			_, getErr := tx.ItemGet(ctx, st.item.Kind, st.item.ID)
+			existed := getErr == nil
+			dataChanged, err := tx.ItemPut(ctx, &st.item)
+			if err != nil {
+				return err
+			}
+			from, to, err := s.putInventory(ctx, tx, st, dataChanged)
+			if err != nil {
+				return err
+			}
+			switch {
+			case from == "" && !dataChanged:
+				rep.Unchanged++
+				continue
+			case existed:
+				rep.Updated++
+			default:
+				rep.Created++
+			}
+			if from == "" {
+				continue // a record change with no inventory to speak of
+			}
+			for _, pid := range subscribers {
+				data := map[string]any{"product_type": st.item.Kind, "item_id": st.item.ID, "start": from, "end": to}
+				if err := s.emit(ctx, tx, pid, tradewind.EventAvailabilityChanged, data); err != nil {
+					return err
+				}
+				rep.Events++
+			}
+		}
+		return nil
+	})
+	return rep, err
+}
+
+// putInventory writes the item's inventory and returns the range of days whose
+// capacity or price changed (all its days when the record itself changed).
+func (s *Service) putInventory(ctx context.Context, tx store.Querier, st stagedItem, recordChanged bool) (from, to string, err error) {
+	old, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: st.unitKind, ItemIDs: []int64{st.item.ID}, From: "0000-01-01", To: "9999-12-31"})
+	if err != nil {
+		return "", "", err
+	}
+	type key struct {
+		unit int64
+		day  string
+	}
+	existing := make(map[key]store.InventoryRow, len(old))
+	for _, r := range old {
+		existing[key{r.UnitID, r.Day}] = r
+	}
+	var changed []store.InventoryRow
+	widen := func(day string) {
+		if from == "" || day < from {
+			from = day
+		}
+		if day > to {
+			to = day
+		}
+	}
+	for _, r := range st.rows {
+		k := key{r.UnitID, r.Day}
+		o, ok := existing[k]
+		delete(existing, k)
+		if recordChanged {
+			widen(r.Day)
+		}
+		if ok && o.Capacity == r.Capacity && o.Price == r.Price {
+			continue
+		}
+		changed = append(changed, r)
+		widen(r.Day)
+	}
+	for _, o := range existing { // dropped from the document: close the day
+		if o.Capacity != 0 {
+			o.Capacity = 0
+			changed = append(changed, o)
+			widen(o.Day)
+		}
+	}
+	return from, to, tx.InventoryPut(ctx, changed)
+}
+
+// stage turns a document into items and inventory rows.
+func stage(doc *catalog.Document) ([]stagedItem, error) {
+	var out []stagedItem
+	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind string, rows []store.InventoryRow) error {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("%s %d: %w", kind, id, err)
+		}
+		out = append(out, stagedItem{item: store.Item{Kind: kind, ID: id, CityKey: cityKey(city), Data: data}, unitKind: unitKind, rows: rows})
+		return nil
+	}
+	for _, h := range doc.Hotels {
+		var rows []store.InventoryRow
+		rec := h
+		rec.Rooms = make([]catalog.Room, len(h.Rooms))
+		for i, r := range h.Rooms {
+			for day, n := range r.Nights() {
+				rows = append(rows, store.InventoryRow{Kind: store.UnitRoom, UnitID: r.ID, ItemID: h.ID, Day: day, Capacity: n.Allotment, Price: n.Price})
+			}
+			r.Inventory = nil
+			rec.Rooms[i] = r
+		}
+		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, store.UnitRoom, rows); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range doc.Activities {
+		var rows []store.InventoryRow
+		for day, n := range a.Days() {
+			rows = append(rows, store.InventoryRow{Kind: store.UnitActivity, UnitID: a.ID, ItemID: a.ID, Day: day, Capacity: n})
+		}
+		rec := a
+		rec.Availability = nil
+		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, store.UnitActivity, rows); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range doc.Rentals {
+		var rows []store.InventoryRow
+		rec := r
+		rec.Spaces = make([]catalog.Space, len(r.Spaces))
+		for i, sp := range r.Spaces {
+			for day, price := range sp.Nights() {
+				rows = append(rows, store.InventoryRow{Kind: store.UnitSpace, UnitID: sp.ID, ItemID: r.ID, Day: day, Capacity: 1, Price: price})
+			}
+			sp.Availability = nil
+			rec.Spaces[i] = sp
+		}
+		if err := add(tradewind.ProductRental, r.ID, r.City, rec, store.UnitSpace, rows); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range doc.Packages {
+		var rows []store.InventoryRow
+		kind := store.UnitDeparture
+		if p.Kind == "open" {
+			kind = store.UnitPackageDay
+			for day, n := range p.OpenDays() {
+				rows = append(rows, store.InventoryRow{Kind: kind, UnitID: p.ID, ItemID: p.ID, Day: day, Capacity: n})
+			}
+		}
+		for _, d := range p.Departures {
+			rows = append(rows, store.InventoryRow{Kind: kind, UnitID: d.ID, ItemID: p.ID, Day: d.Date, Capacity: d.Capacity})
+		}
+		if err := add(tradewind.ProductPackage, p.ID, p.City, p, kind, rows); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

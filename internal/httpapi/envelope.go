@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/tradewind/tradewind"
+)
+
+// statusOf maps every error code to its one HTTP status.
+var statusOf = map[string]int{
+	tradewind.ECodeBadRequest:             http.StatusBadRequest,
+	tradewind.ECodeIdempotencyKeyRequired: http.StatusBadRequest,
+	tradewind.ECodeUnauthorized:           http.StatusUnauthorized,
+	tradewind.ECodeSignatureRequired:      http.StatusUnauthorized,
+	tradewind.ECodeSignatureExpired:       http.StatusUnauthorized,
+	tradewind.ECodeSignatureInvalid:       http.StatusUnauthorized,
+	tradewind.ECodeInsufficientCredit:     http.StatusPaymentRequired,
+	tradewind.ECodeCreditBlocked:          http.StatusPaymentRequired,
+	tradewind.ECodeIPNotAllowed:           http.StatusForbidden,
+	tradewind.ECodeMTLSRequired:           http.StatusForbidden,
+	tradewind.ECodeInsufficientScope:      http.StatusForbidden,
+	tradewind.ECodeProductNotEnabled:      http.StatusForbidden,
+	tradewind.ECodeNotFound:               http.StatusNotFound,
+	tradewind.ECodeMethodNotAllowed:       http.StatusMethodNotAllowed,
+	tradewind.ECodeDuplicatePartnerRef:    http.StatusConflict,
+	tradewind.ECodeInvalidQuote:           http.StatusUnprocessableEntity,
+	tradewind.ECodePrebookExpired:         http.StatusUnprocessableEntity,
+	tradewind.ECodeNotCancellable:         http.StatusUnprocessableEntity,
+	tradewind.ECodeTravellersMismatch:     http.StatusUnprocessableEntity,
+	tradewind.ECodeValidationFailed:       http.StatusUnprocessableEntity,
+	tradewind.ECodeRateLimited:            http.StatusTooManyRequests,
+	tradewind.ECodeUnavailable:            http.StatusServiceUnavailable,
+	tradewind.ECodeInternal:               http.StatusInternalServerError,
+}
+
+// response is what a handler answers on success.
+type response struct {
+	Status  int
+	Message *string
+	Data    any
+	Meta    any
+}
+
+func ok(data any) *response { return &response{Status: http.StatusOK, Data: data} }
+
+func withMessage(status int, msg string, data any) *response {
+	return &response{Status: status, Message: &msg, Data: data}
+}
+
+type successBody struct {
+	Success bool    `json:"success"`
+	Message *string `json:"message"`
+	Data    any     `json:"data"`
+	Meta    any     `json:"meta,omitempty"`
+}
+
+type errorBody struct {
+	Success bool     `json:"success"`
+	Message string   `json:"message"`
+	Code    string   `json:"code"`
+	Errors  []string `json:"errors"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(body)
+}
+
+func writeSuccess(w http.ResponseWriter, res *response) {
+	writeJSON(w, res.Status, successBody{Success: true, Message: res.Message, Data: res.Data, Meta: res.Meta})
+}
+
+// writeError writes the error envelope. Only *tradewind.Error text reaches the client;
+// anything else is logged in full and answered with a generic 500.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	var te *tradewind.Error
+	if !errors.As(err, &te) {
+		logger.ErrorContext(r.Context(), "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		te = &tradewind.Error{Code: tradewind.ECodeInternal, Message: "An internal error occurred; it has been logged. Quote the X-Request-Id when you contact support."}
+	}
+	status, known := statusOf[te.Code]
+	if !known {
+		status = http.StatusInternalServerError
+	}
+	details := te.Details
+	if details == nil {
+		details = []string{}
+	}
+	writeJSON(w, status, errorBody{Success: false, Message: te.Message, Code: te.Code, Errors: details})
+}

@@ -1,0 +1,201 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/money"
+)
+
+// pathID parses an integer id from the path.
+func pathID(r *http.Request, name string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, tradewind.Invalid([]string{name + ": must be a positive integer"})
+	}
+	return id, nil
+}
+
+// queryInt parses an optional integer query parameter.
+func queryInt(r *http.Request, name string, problems *[]string) *int {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*problems = append(*problems, name+": must be an integer")
+		return nil
+	}
+	return &n
+}
+
+// PingData is the data of GET /meta/ping.
+type PingData struct {
+	Partner     string    `json:"partner"`
+	Status      string    `json:"status"`
+	PricingMode string    `json:"pricing_mode"`
+	Mode        string    `json:"mode"`
+	Sandbox     bool      `json:"sandbox"`
+	Products    []string  `json:"products"`
+	Scopes      []string  `json:"scopes"`
+	ServerTime  time.Time `json:"server_time"`
+}
+
+func (s *Server) ping(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	products := []string{}
+	for _, p := range tradewind.AllProducts {
+		if c.Key.HasProduct(p) {
+			products = append(products, string(p))
+		}
+	}
+	status := "active"
+	if c.Partner.Blocked {
+		status = "blocked"
+	}
+	scopes := append([]string{}, c.Key.Scopes...)
+	return withMessage(http.StatusOK, "pong", PingData{Partner: c.Partner.Name, Status: status, PricingMode: c.Partner.PricingMode,
+		Mode: string(c.Key.Mode), Sandbox: c.Test(), Products: products, Scopes: scopes,
+		ServerTime: s.cfg.Clock.Now().UTC().Truncate(time.Second)}), nil
+}
+
+// CreditData is the data of GET /meta/credit.
+type CreditData struct {
+	Currency    string       `json:"currency"`
+	CreditLimit money.Amount `json:"credit_limit"`
+	Available   money.Amount `json:"available"`
+	Utilized    money.Amount `json:"utilized"`
+	Blocked     bool         `json:"blocked"`
+}
+
+func (s *Server) credit(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	p := c.Partner
+	cur := p.Currency
+	return ok(CreditData{Currency: cur, CreditLimit: money.Amount{Minor: p.CreditLimit, Currency: cur},
+		Available: money.Amount{Minor: p.CreditAvailable(), Currency: cur}, Utilized: money.Amount{Minor: p.CreditUsed, Currency: cur},
+		Blocked: p.Blocked}), nil
+}
+
+func (s *Server) searchHotels(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	var req booking.HotelSearchRequest
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	if err := decodeBody(r, body, &req, false); err != nil {
+		return nil, err
+	}
+	res, meta, err := s.cfg.Service.SearchHotels(r.Context(), c, &req)
+	if err != nil {
+		return nil, err
+	}
+	return &response{Status: http.StatusOK, Data: res, Meta: meta}, nil
+}
+
+func (s *Server) getHotel(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.cfg.Service.Hotel(r.Context(), c, id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(h), nil
+}
+
+func (s *Server) hotelAvailability(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	var req booking.HotelAvailabilityRequest
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	if err := decodeBody(r, body, &req, false); err != nil {
+		return nil, err
+	}
+	res, err := s.cfg.Service.HotelAvailability(r.Context(), c, &req)
+	if err != nil {
+		return nil, err
+	}
+	return ok(res), nil
+}
+
+func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	var q booking.QuoteRequest
+	if err := decodeBody(r, body, &q, false); err != nil {
+		return nil, err
+	}
+	res, err := s.cfg.Service.Prebook(r.Context(), c, &q)
+	if err != nil {
+		return nil, err
+	}
+	return withMessage(http.StatusOK, "Price locked until "+res.ExpiresAt.Format(time.RFC3339)+".", res), nil
+}
+
+// HeaderIdempotencyKey names the idempotency header of POST /bookings.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	key := r.Header.Get(HeaderIdempotencyKey)
+	if key == "" {
+		return nil, tradewind.Errorf(tradewind.ECodeIdempotencyKeyRequired, "The Idempotency-Key header is required: send a unique value per booking attempt.")
+	}
+	var req booking.BookRequest
+	if err := decodeBody(r, body, &req, false); err != nil {
+		return nil, err
+	}
+	b, replay, err := s.cfg.Service.Book(r.Context(), c, key, &req)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		return withMessage(http.StatusOK, "Idempotent replay: this booking was created by an earlier request with the same Idempotency-Key.", b), nil
+	}
+	return withMessage(http.StatusCreated, "Booking "+b.Reference+" is "+b.Status+".", b), nil
+}
+
+func (s *Server) listBookings(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	var problems []string
+	page, perPage := queryInt(r, "page", &problems), queryInt(r, "per_page", &problems)
+	if err := tradewind.Invalid(problems); err != nil {
+		return nil, err
+	}
+	pg, err := booking.ValidatePage(page, perPage)
+	if err != nil {
+		return nil, err
+	}
+	list, meta, err := s.cfg.Service.ListBookings(r.Context(), c, pg)
+	if err != nil {
+		return nil, err
+	}
+	return &response{Status: http.StatusOK, Data: list, Meta: meta}, nil
+}
+
+func (s *Server) getBooking(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	b, err := s.cfg.Service.GetBooking(r.Context(), c, r.PathValue("reference"))
+	if err != nil {
+		return nil, err
+	}
+	return ok(b), nil
+}
+
+// CancelRequest is the optional body of a cancellation.
+type CancelRequest struct {
+	Reason string `json:"reason"`
+}
+
+func (s *Server) cancel(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	var req CancelRequest
+	if err := decodeBody(r, body, &req, true); err != nil {
+		return nil, err
+	}
+	res, err := s.cfg.Service.Cancel(r.Context(), c, r.PathValue("reference"), req.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return ok(res), nil
+}

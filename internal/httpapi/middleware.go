@@ -1,0 +1,202 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// HeaderAPIKey carries the partner's API key.
+const HeaderAPIKey = "auth-api-key"
+
+// requestInfo is what the middleware learns about a request, for its log line.
+type requestInfo struct {
+	id        string
+	partnerID int64
+	route     string
+}
+
+type ctxKey struct{}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(ctxKey{}).(*requestInfo)
+	return ri
+}
+
+// RequestID returns the request id of ctx, or "".
+func RequestID(ctx context.Context) string {
+	if ri := infoFrom(ctx); ri != nil {
+		return ri.id
+	}
+	return ""
+}
+
+// LogHandler wraps h so that every record logged with a request's context carries
+// its request_id.
+func LogHandler(h slog.Handler) slog.Handler { return ctxLogHandler{h} }
+
+type ctxLogHandler struct{ slog.Handler }
+
+func (h ctxLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h ctxLogHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return ctxLogHandler{h.Handler.WithAttrs(a)}
+}
+func (h ctxLogHandler) WithGroup(n string) slog.Handler { return ctxLogHandler{h.Handler.WithGroup(n)} }
+
+// validRequestID accepts a caller's X-Request-Id of 1–64 printable ASCII characters.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if c <= 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID gives every request an id, echoed in X-Request-Id and every log line.
+func (s *Server) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			b := make([]byte, 12)
+			_, _ = rand.Read(b)
+			id = "req_" + hex.EncodeToString(b)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, &requestInfo{id: id})))
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// logRequests logs one structured line per request; never a header or a body.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		ri := infoFrom(r.Context())
+		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
+			"status", rec.status, "duration_ms", time.Since(start).Milliseconds(), "partner_id", ri.partnerID)
+	})
+}
+
+// recoverPanics turns a panic into a logged 500 envelope.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				writeError(w, r, s.logger, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+var errUnauthorized = tradewind.Errorf(tradewind.ECodeUnauthorized, "A valid, unexpired auth-api-key header is required.")
+
+// authenticate finds the caller of a key. Invalid, revoked and expired keys are told
+// apart only in the log, never to the client.
+func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller, error) {
+	if !security.ValidKeyShape(key) {
+		return nil, errUnauthorized
+	}
+	hash := security.HashKey(key)
+	k, err := s.cfg.Store.KeyGetByHash(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || !k.Usable(s.cfg.Clock.Now()) {
+		s.logger.InfoContext(ctx, "unusable key", "key_id", k.ID, "key_prefix", k.Prefix, "revoked", !k.RevokedAt.IsZero())
+		return nil, errUnauthorized
+	}
+	p, err := s.cfg.Store.PartnerGetByID(ctx, k.PartnerID)
+	if err != nil {
+		return nil, err
+	}
+	return &booking.Caller{Partner: p, Key: k}, nil
+}
+
+// authenticated runs an endpoint: body limit, key, guards, scope, handler, envelope.
+func (s *Server) authenticated(e endpoint) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := infoFrom(r.Context())
+		ri.route = e.method + " " + e.path
+		res, err := s.serveEndpoint(w, r, e, ri)
+		if err != nil {
+			writeError(w, r, s.logger, err)
+			return
+		}
+		writeSuccess(w, res)
+	})
+}
+
+func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoint, ri *requestInfo) (*response, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, tradewind.Invalid([]string{fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes)})
+		}
+		return nil, tradewind.Invalid([]string{"body: could not be read"})
+	}
+	c, err := s.authenticate(r.Context(), r.Header.Get(HeaderAPIKey))
+	if err != nil {
+		return nil, err
+	}
+	ri.partnerID = c.Partner.ID
+	for _, g := range s.cfg.Guards {
+		if err := g(w, r, c, body); err != nil {
+			return nil, err
+		}
+	}
+	if e.scope != "" && !c.Key.HasScope(e.scope) {
+		return nil, tradewind.Errorf(tradewind.ECodeInsufficientScope, "This key lacks the %s scope.", e.scope)
+	}
+	return e.h(r, c, body)
+}

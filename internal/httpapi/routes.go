@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/tradewind/tradewind"
+)
+
+// endpoints lists every route of the partner API, in one place.
+func (s *Server) endpoints() []endpoint {
+	return []endpoint{
+		{"GET", "/meta/ping", "", s.ping},
+		{"GET", "/meta/credit", "", s.credit},
+
+		{"POST", "/hotels/search", tradewind.ScopeAvailabilityRead, s.searchHotels},
+		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel},
+		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability},
+
+		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook},
+		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings},
+		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book},
+		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking},
+		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel},
+	}
+}
+
+// routes registers the endpoints, and one fallback under the prefix that answers an
+// enveloped 405 for a known path with another method and an enveloped 404 otherwise.
+func (s *Server) routes(mux *http.ServeMux) {
+	known := http.NewServeMux() // every endpoint path, any method
+	registered := map[string]bool{}
+	for _, e := range s.endpoints() {
+		mux.Handle(e.method+" "+Prefix+e.path, s.authenticated(e))
+		if !registered[e.path] {
+			registered[e.path] = true
+			known.Handle(Prefix+e.path, http.NotFoundHandler())
+		}
+	}
+	mux.Handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := known.Handler(r); pattern != "" {
+			writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
+			return
+		}
+		writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeNotFound, "No endpoint %s %s.", r.Method, r.URL.Path))
+	}))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+}

@@ -1,0 +1,89 @@
+// Package httpapi serves the partner API under /api/partner/v1: routes, middleware,
+// handlers and the response envelope. Handlers decode and validate, call the booking
+// service, and return data or an error that one adapter turns into the envelope.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Prefix is the path prefix of the partner API.
+const Prefix = "/api/partner/v1"
+
+// MaxBodyBytes is the largest request body accepted.
+const MaxBodyBytes = 1 << 20
+
+// Guard checks an authenticated request before its handler runs (IP allowlist, mTLS,
+// signature, rate limit). body is the raw request body.
+type Guard func(w http.ResponseWriter, r *http.Request, c *booking.Caller, body []byte) error
+
+// Config holds the server's dependencies. Store, Service and Logger are required.
+type Config struct {
+	Store   store.Store
+	Service *booking.Service
+	Logger  *slog.Logger
+	Clock   tradewind.Clock
+	// Guards run in order after the API key is authenticated.
+	Guards []Guard
+	// Extra registers more routes on the main listener (e.g. the OpenAPI document).
+	Extra func(mux *http.ServeMux)
+}
+
+// Server is the partner API's HTTP handler.
+type Server struct {
+	cfg     Config
+	logger  *slog.Logger
+	handler http.Handler
+}
+
+// NewServer returns the partner API handler with all its middleware.
+func NewServer(cfg Config) *Server {
+	if cfg.Clock == nil {
+		cfg.Clock = tradewind.SystemClock{}
+	}
+	s := &Server{cfg: cfg, logger: cfg.Logger}
+	mux := http.NewServeMux()
+	s.routes(mux)
+	if cfg.Extra != nil {
+		cfg.Extra(mux)
+	}
+	s.handler = s.requestID(s.logRequests(s.recoverPanics(mux)))
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// handlerFunc is a partner endpoint: it returns data or an error.
+type handlerFunc func(r *http.Request, c *booking.Caller, body []byte) (*response, error)
+
+// endpoint is one route of the partner API.
+type endpoint struct {
+	method, path string
+	scope        string // "" when none is required
+	h            handlerFunc
+}
+
+// healthz answers when the process is up.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers when the database is reachable.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.logger.WarnContext(r.Context(), "readiness check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
