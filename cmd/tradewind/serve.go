@@ -108,9 +108,16 @@ type server struct {
 
 // build wires the partner API from the flags.
 func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server, error) {
+	srv := &server{cmd: c}
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	api := httpapi.NewServer(cfg)
-	return &server{cmd: c, handler: api}, nil
+	if err := c.wireSecurity(e, st, svc, srv, &cfg); err != nil {
+		return nil, err
+	}
+	if err := c.wireWebhooks(e, st, svc, srv, &cfg); err != nil {
+		return nil, err
+	}
+	srv.handler = httpapi.NewServer(cfg)
+	return srv, nil
 }
 
 // run listens until the context ends, then shuts down gracefully, finishing the
