@@ -205,10 +205,26 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			hits = append(hits, *best)
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].FromPrice.Minor < hits[j].FromPrice.Minor })
+	sortByPrice(hits, c.Partner.Currency, func(h HotelHit) money.Amount { return h.FromPrice })
 	from, to := pg.window(len(hits))
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		PricingMode: c.Partner.PricingMode, Hotels: hits[from:to]}, pg.meta(len(hits)), nil
+}
+
+// sortByPrice orders items cheapest first: those in the partner's credit currency
+// first (the only ones it can book), then the others by currency and price, since
+// amounts in different currencies do not compare.
+func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := price(items[i]), price(items[j])
+		if (a.Currency == currency) != (b.Currency == currency) {
+			return a.Currency == currency
+		}
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Minor < b.Minor
+	})
 }
 
 // HotelRecord is the catalog record of a hotel as a partner sees it.

@@ -1,0 +1,218 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// newHotelEnv starts the API over the test catalog with one net-pricing partner.
+func newHotelEnv(t *testing.T, o storetest.Opener) (*apitest.Env, *apitest.Partner) {
+	t.Helper()
+	env := apitest.New(t, o)
+	env.Import(apitest.Catalog())
+	return env, env.NewPartner("acme", booking.PartnerParams{})
+}
+
+func hotelQuote(checkIn, checkOut int, rooms, adults int) map[string]any {
+	return map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomDouble,
+		"check_in": apitest.Day(checkIn), "check_out": apitest.Day(checkOut), "rooms": rooms, "adults": adults}
+}
+
+func guest() map[string]any { return map[string]any{"name": "Ana Silva", "email": "ana@example.com"} }
+
+func withGuest(q map[string]any, extra ...any) map[string]any {
+	out := map[string]any{"guest": guest()}
+	for k, v := range q {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		out[extra[i].(string)] = extra[i+1]
+	}
+	return out
+}
+
+func TestAuthentication(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		env.Get("", "/meta/ping").Expect(t, 401, "unauthorized")
+		env.Get("tw_test_notarealkeynotarealkeynotarealkey12", "/meta/ping").Expect(t, 401, "unauthorized")
+		env.Get("garbage", "/meta/ping").Expect(t, 401, "unauthorized")
+
+		ping := env.Get(p.TestKey, "/meta/ping").Expect(t, 200, "").Map(t)
+		if ping["mode"] != "test" || ping["sandbox"] != true || ping["partner"] != "acme" || ping["pricing_mode"] != "net" {
+			t.Errorf("test ping = %v", ping)
+		}
+		live := env.Get(p.LiveKey, "/meta/ping").Expect(t, 200, "").Map(t)
+		if live["mode"] != "live" || live["sandbox"] != false {
+			t.Errorf("live ping = %v", live)
+		}
+
+		// Expired and revoked keys are 401 and the message does not say which.
+		expiring := env.NewKey("acme", booking.KeyParams{Mode: "live", ExpiresAt: apitest.Start.Add(time.Hour)})
+		env.Get(expiring, "/meta/ping").Expect(t, 200, "")
+		env.Clock.Advance(2 * time.Hour)
+		expired := env.Get(expiring, "/meta/ping").Expect(t, 401, "unauthorized")
+		k, err := env.Store.KeyListByPartner(t.Context(), p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Store.KeyRevoke(t.Context(), k[0].ID, env.Clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		revoked := env.Get(p.TestKey, "/meta/ping").Expect(t, 401, "unauthorized")
+		if *expired.Message != *revoked.Message {
+			t.Errorf("messages differ: %q vs %q", *expired.Message, *revoked.Message)
+		}
+		if strings.Contains(env.LogText(), p.TestKey) || strings.Contains(env.LogText(), expiring) {
+			t.Error("a key appears in the logs")
+		}
+	})
+}
+
+func TestScopesAndProducts(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, _ := newHotelEnv(t, o)
+		readOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Scopes: []string{"booking:read"}})
+		search := map[string]any{"destination": "Lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(3)}
+		env.Post(readOnly, "/hotels/search", search).Expect(t, 403, "insufficient_scope")
+		env.Get(readOnly, fmt.Sprintf("/hotels/%d", apitest.HotelLisbon)).Expect(t, 403, "insufficient_scope")
+		env.Book(readOnly, "k1", withGuest(hotelQuote(1, 3, 1, 2))).Expect(t, 403, "insufficient_scope")
+		env.Get(readOnly, "/bookings").Expect(t, 200, "")
+		env.Get(readOnly, "/meta/ping").Expect(t, 200, "")
+
+		noHotels := env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"activity"}})
+		env.Post(noHotels, "/hotels/search", search).Expect(t, 403, "product_not_enabled")
+		env.Get(noHotels, fmt.Sprintf("/hotels/%d", apitest.HotelLisbon)).Expect(t, 403, "product_not_enabled")
+		env.Post(noHotels, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(1), "check_out": apitest.Day(3)}).Expect(t, 403, "product_not_enabled")
+		env.Post(noHotels, "/bookings/prebook", hotelQuote(1, 3, 1, 2)).Expect(t, 403, "product_not_enabled")
+		env.Book(noHotels, "k2", withGuest(hotelQuote(1, 3, 1, 2))).Expect(t, 403, "product_not_enabled")
+		ping := env.Get(noHotels, "/meta/ping").Expect(t, 200, "").Map(t)
+		if fmt.Sprint(ping["products"]) != "[activity]" {
+			t.Errorf("products = %v", ping["products"])
+		}
+	})
+}
+
+func TestHotelSearch(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		res := env.Post(p.TestKey, "/hotels/search", map[string]any{"city": "LISBON", "check_in": apitest.Day(1), "check_out": apitest.Day(4)}).Expect(t, 200, "")
+		var data searchData
+		res.Decode(t, &data)
+		if data.Nights != 3 || data.PricingMode != "net" || len(data.Hotels) != 3 {
+			t.Fatalf("search = %s", res.Raw)
+		}
+		// Cheapest first in the partner's currency, then other currencies; the default
+		// party of 2 adults does not fit the single room.
+		if data.Hotels[0].HotelID != apitest.HotelLisbon || data.Hotels[0].FromPrice != "300.15" || data.Hotels[2].HotelID != apitest.HotelJPY {
+			t.Errorf("hits = %+v", data.Hotels)
+		}
+		if !strings.Contains(string(res.Raw), `"from_price":300.15`) || !strings.Contains(string(res.Raw), `"total":3`) {
+			t.Errorf("money or meta not rendered as expected: %s", res.Raw)
+		}
+
+		// Market adjustment then rounding per night: 100.05 × 1.05 = 105.0525 → 105.05.
+		gb := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(2), "nationality_code": "GB"}).Expect(t, 200, "")
+		if !strings.Contains(string(gb.Raw), `"from_price":105.05`) {
+			t.Errorf("GB market price: %s", gb.Raw)
+		}
+
+		// Pagination.
+		page := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(4), "per_page": 1, "page": 2}).Expect(t, 200, "")
+		if !strings.Contains(string(page.Meta), `"page":2`) || !strings.Contains(string(page.Meta), `"total_pages":3`) {
+			t.Errorf("meta = %s", page.Meta)
+		}
+
+		// Occupancy: 3 adults fit no single room of the Lisbon hotels except the on-request suite.
+		big := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(2), "adults": 3})
+		big.Decode(t, &data)
+		if len(data.Hotels) != 1 || data.Hotels[0].HotelID != apitest.HotelOnRequest {
+			t.Errorf("3 adults: %s", big.Raw)
+		}
+		// Inventory ends on day 99: a stay past it finds nothing.
+		env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(98), "check_out": apitest.Day(101)}).Decode(t, &data)
+		if len(data.Hotels) != 0 {
+			t.Errorf("past inventory: %+v", data.Hotels)
+		}
+	})
+}
+
+func TestMarkupPricing(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		p := env.NewPartner("resell", booking.PartnerParams{PricingMode: ptr("markup"), MarkupPercent: ptr("12.5")})
+		res := env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(1), "check_out": apitest.Day(3), "adults": 1}).Expect(t, 200, "")
+		// 100.05 × 1.125 = 112.55625 → 112.56 per night; 80.00 × 1.125 = 90.00.
+		if !strings.Contains(string(res.Raw), `"total_price":180.00`) || !strings.Contains(string(res.Raw), `"total_price":225.12`) || !strings.Contains(string(res.Raw), `"pricing_mode":"markup"`) {
+			t.Errorf("markup availability: %s", res.Raw)
+		}
+		h := env.Get(p.TestKey, fmt.Sprintf("/hotels/%d", apitest.HotelLisbon)).Expect(t, 200, "")
+		if !strings.Contains(string(h.Raw), `"from_price":90.00`) || !strings.Contains(string(h.Raw), `"price_per_night":112.56`) {
+			t.Errorf("markup detail: %s", h.Raw)
+		}
+	})
+}
+
+func TestBadInput(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		r := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": 12, "check_in": "2027-02-30", "check_out": apitest.Day(2), "adults": "two", "colour": "blue"}).Expect(t, 400, "bad_request")
+		for _, want := range []string{"destination: must be a string", "adults: must be an integer", "colour: unknown field"} {
+			if !contains(r.Errors, want) {
+				t.Errorf("errors %q lack %q", r.Errors, want)
+			}
+		}
+		r = env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(3), "check_out": apitest.Day(3), "children": 2, "child_ages": []int{4}}).Expect(t, 400, "bad_request")
+		if !contains(r.Errors, "check_out must be after check_in") || !contains(r.Errors, "child_ages: 1 ages given for 2 children") {
+			t.Errorf("errors = %q", r.Errors)
+		}
+		r = env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(-1), "check_out": apitest.Day(40), "children": 1}).Expect(t, 400, "bad_request")
+		if len(r.Errors) < 3 {
+			t.Errorf("want every problem listed, got %q", r.Errors)
+		}
+		env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
+		env.Post(p.TestKey, "/hotels/search", "[1,2]").Expect(t, 400, "bad_request")
+		env.Post(p.TestKey, "/hotels/search", "").Expect(t, 400, "bad_request")
+		env.Post(p.TestKey, "/hotels/search", strings.Repeat(" ", 2<<20)).Expect(t, 400, "bad_request")
+		env.Get(p.TestKey, "/hotels/abc").Expect(t, 400, "bad_request")
+		env.Get(p.TestKey, "/hotels/999999").Expect(t, 404, "not_found")
+		env.Get(p.TestKey, "/nowhere").Expect(t, 404, "not_found")
+		env.Do(apitest.Request{Method: http.MethodDelete, Path: "/hotels/search", Key: p.TestKey}).Expect(t, 405, "method_not_allowed")
+		env.Do(apitest.Request{Method: http.MethodPost, Path: "/hotels/search", Key: p.TestKey, Body: "{}", Header: map[string]string{"Content-Type": "text/plain"}}).Expect(t, 400, "bad_request")
+		// Mass assignment: a booking body cannot set status, test or prices.
+		r = env.Book(p.LiveKey, "mass", withGuest(hotelQuote(1, 2, 1, 1), "status", "confirmed", "total_price", 1, "test", true)).Expect(t, 400, "bad_request")
+		if len(r.Errors) != 3 {
+			t.Errorf("errors = %q", r.Errors)
+		}
+	})
+}
+
+// searchData decodes a hotel search without floating point.
+type searchData struct {
+	Nights      int    `json:"nights"`
+	PricingMode string `json:"pricing_mode"`
+	Hotels      []struct {
+		HotelID   int64       `json:"hotel_id"`
+		FromPrice json.Number `json:"from_price"`
+	} `json:"hotels"`
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.Contains(x, s) {
+			return true
+		}
+	}
+	return false
+}
