@@ -141,15 +141,39 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) (bool, erro
 	if err != nil || want < 1 {
 		return false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
 	}
-	// One conditional statement: rows lacking room are skipped, so fewer rows than days
-	// means the claim fails and the caller's transaction rolls back what was taken.
-	n, err := q.exec(ctx, `UPDATE inventory SET sold = sold + $1
-		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity`,
-		c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+	// One conditional statement: rows lacking room are skipped. Fewer rows than days
+	// means the claim fails, and the days it did take are given back at once, so the
+	// claim is all or nothing even outside a transaction.
+	rows, err := q.db.QueryContext(ctx, `UPDATE inventory SET sold = sold + $1
+		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
+		RETURNING day`, c.Quantity, c.Kind, c.UnitID, c.From, c.To)
 	if err != nil {
+		return false, q.interpret(err)
+	}
+	var taken []any
+	for rows.Next() {
+		var day string
+		if err := rows.Scan(&day); err != nil {
+			rows.Close()
+			return false, err
+		}
+		taken = append(taken, day)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return false, err
 	}
-	return n == want, nil
+	if int64(len(taken)) == want {
+		return true, nil
+	}
+	if len(taken) > 0 {
+		args := append([]any{c.Quantity, c.Kind, c.UnitID}, taken...)
+		if _, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND unit_id = $3
+			AND day IN (`+placeholders(4, len(taken))+`)`, args...); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 func (q *queries) InventoryRelease(ctx context.Context, c store.Claim) error {

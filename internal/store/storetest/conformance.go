@@ -1,0 +1,315 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Exercise runs the conformance suite against stores opened by open. Every store
+// implementation must pass it; a store change starts with a case here.
+func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
+	t.Helper()
+	cases := map[string]func(t *testing.T, s store.Store){
+		"Partners":    exercisePartners,
+		"Keys":        exerciseKeys,
+		"Items":       exerciseItems,
+		"Inventory":   exerciseInventory,
+		"Bookings":    exerciseBookings,
+		"Idempotency": exerciseIdempotency,
+		"Prebooks":    exercisePrebooks,
+		"TxRollback":  exerciseTxRollback,
+		"Events":      exerciseEvents,
+	}
+	for name, fn := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, open(t))
+		})
+	}
+}
+
+var now = time.Date(2027, 1, 4, 9, 30, 0, 123456000, time.UTC)
+
+func newPartner(t *testing.T, s store.Store, name string) *tradewind.Partner {
+	t.Helper()
+	p := &tradewind.Partner{Name: name, PricingMode: "net", Currency: "EUR", CreditLimit: 10000, RateLimit: 120,
+		AllowIPs: []string{"10.0.0.0/8"}, CreatedAt: now}
+	if err := s.PartnerCreate(context.Background(), p); err != nil {
+		t.Fatalf("PartnerCreate: %v", err)
+	}
+	return p
+}
+
+func exercisePartners(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	if p.ID == 0 {
+		t.Fatal("PartnerCreate did not set the id")
+	}
+	if err := s.PartnerCreate(ctx, &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", CreatedAt: now}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate name: %v, want ErrConflict", err)
+	}
+	got, err := s.PartnerGetByName(ctx, "acme")
+	if err != nil || got.ID != p.ID || len(got.AllowIPs) != 1 || !got.CreatedAt.Equal(now.Truncate(time.Microsecond)) {
+		t.Fatalf("PartnerGetByName = %+v, %v", got, err)
+	}
+	if _, err := s.PartnerGetByID(ctx, 9999); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing partner: %v", err)
+	}
+	got.Blocked, got.CreditLimit, got.SigningSecret = true, 500, "tws_x"
+	got.PrevSecretUntil = now.Add(time.Hour)
+	if err := s.PartnerUpdate(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := s.PartnerGetByID(ctx, p.ID)
+	if !again.Blocked || again.CreditLimit != 500 || again.SigningSecret != "tws_x" || !again.PrevSecretUntil.Equal(now.Add(time.Hour).Truncate(time.Microsecond)) {
+		t.Errorf("after update: %+v", again)
+	}
+	// Credit draws are refused while blocked, and never pass the limit.
+	if ok, err := s.CreditDraw(ctx, p.ID, 100); err != nil || ok {
+		t.Errorf("draw while blocked = %v, %v", ok, err)
+	}
+	again.Blocked = false
+	_ = s.PartnerUpdate(ctx, again)
+	for _, tc := range []struct {
+		amount int64
+		ok     bool
+	}{{300, true}, {200, true}, {1, false}} {
+		if ok, err := s.CreditDraw(ctx, p.ID, tc.amount); err != nil || ok != tc.ok {
+			t.Errorf("draw %d = %v, %v; want %v", tc.amount, ok, err, tc.ok)
+		}
+	}
+	if err := s.CreditRelease(ctx, p.ID, 300); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 200 {
+		t.Errorf("credit used = %d, want 200", got.CreditUsed)
+	}
+	list, err := s.PartnerList(ctx)
+	if err != nil || len(list) != 1 {
+		t.Errorf("PartnerList = %v, %v", list, err)
+	}
+}
+
+func exerciseKeys(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	k := &tradewind.APIKey{PartnerID: p.ID, Prefix: "tw_live_abcd", Hash: "h1", Mode: tradewind.ModeLive,
+		Scopes: []string{"catalog:read"}, Products: []tradewind.ProductType{"hotel", "package"}, CreatedAt: now}
+	if err := s.KeyCreate(ctx, k); err != nil || k.ID == 0 {
+		t.Fatalf("KeyCreate: %v", err)
+	}
+	if err := s.KeyCreate(ctx, &tradewind.APIKey{PartnerID: p.ID, Hash: "h1", Mode: "test", CreatedAt: now}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate hash: %v", err)
+	}
+	got, err := s.KeyGetByHash(ctx, "h1")
+	if err != nil || got.ID != k.ID || len(got.Products) != 2 || got.Scopes[0] != "catalog:read" || !got.ExpiresAt.IsZero() {
+		t.Fatalf("KeyGetByHash = %+v, %v", got, err)
+	}
+	if err := s.KeyRevoke(ctx, k.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.KeyGetByID(ctx, k.ID); got.RevokedAt.IsZero() || got.Usable(now) {
+		t.Errorf("revoked key: %+v", got)
+	}
+	if err := s.KeyRevoke(ctx, 9999, now); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("revoke missing: %v", err)
+	}
+	if _, err := s.KeyGetByHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing hash: %v", err)
+	}
+}
+
+func exerciseItems(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	it := &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"a":1}`)}
+	for i, want := range []bool{true, false} {
+		if changed, err := s.ItemPut(ctx, it); err != nil || changed != want {
+			t.Errorf("ItemPut #%d = %v, %v; want %v", i, changed, err, want)
+		}
+	}
+	it.Data = []byte(`{"a":2}`)
+	if changed, _ := s.ItemPut(ctx, it); !changed {
+		t.Error("a changed item should report the change")
+	}
+	list, err := s.ItemListByCity(ctx, tradewind.ProductHotel, "lisbon")
+	if err != nil || len(list) != 1 || string(list[0].Data) != `{"a":2}` {
+		t.Errorf("ItemListByCity = %v, %v", list, err)
+	}
+	if _, err := s.ItemGet(ctx, tradewind.ProductActivity, 7); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("kind is part of the key: %v", err)
+	}
+}
+
+func rows(kind string, unit, item int64, capacity int, days ...string) []store.InventoryRow {
+	var out []store.InventoryRow
+	for _, d := range days {
+		out = append(out, store.InventoryRow{Kind: kind, UnitID: unit, ItemID: item, Day: d, Capacity: capacity, Price: 1000})
+	}
+	return out
+}
+
+func exerciseInventory(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if err := s.InventoryPut(ctx, rows(store.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02", "2027-01-03")); err != nil {
+		t.Fatal(err)
+	}
+	claim := store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
+	if ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok {
+		t.Error("a claim over a full day must fail")
+	}
+	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
+		t.Error("a claim over a day without inventory must fail")
+	}
+	// Re-putting keeps what is sold and changes capacity and price.
+	if err := s.InventoryPut(ctx, rows(store.UnitRoom, 1, 7, 5, "2027-01-01")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-31"})
+	if err != nil || len(got) != 3 || got[0].Sold != 2 || got[0].Capacity != 5 || got[1].Sold != 2 {
+		t.Fatalf("InventoryList = %+v, %v", got, err)
+	}
+	if err := s.InventoryRelease(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{1}, From: "2027-01-01", To: "2027-01-03"})
+	for _, r := range got {
+		if r.Sold != 0 {
+			t.Errorf("after release: %+v", r)
+		}
+	}
+	// A large id list is chunked.
+	many := make([]int64, 1200)
+	for i := range many {
+		many[i] = int64(i + 1)
+	}
+	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
+		t.Errorf("chunked list = %d rows, %v", len(got), err)
+	}
+}
+
+func newBooking(p *tradewind.Partner, ref, partnerRef, key string) *tradewind.Booking {
+	return &tradewind.Booking{Reference: ref, PartnerID: p.ID, ProductType: "hotel", Status: tradewind.StatusConfirmed,
+		PricingMode: "net", TotalPrice: 100, Currency: "EUR", PartnerReference: partnerRef, IdempotencyKey: key,
+		ItemID: 7, StartDate: "2027-01-01", EndDate: "2027-01-03", Quote: []byte(`{}`), Guest: []byte(`{}`), Details: []byte(`{}`),
+		CreatedAt: now, UpdatedAt: now}
+}
+
+func exerciseBookings(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	q := newPartner(t, s, "globex")
+	b := newBooking(p, "HTL-AAAAAAAA", "PO-1", "k1")
+	if err := s.BookingCreate(ctx, b); err != nil || b.ID == 0 {
+		t.Fatalf("BookingCreate: %v", err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-BBBBBBBB", "PO-1", "k2")); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate partner reference: %v", err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(q, "HTL-CCCCCCCC", "PO-1", "k1")); err != nil {
+		t.Errorf("another partner may reuse references and keys: %v", err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-DDDDDDDD", "", "")); err != nil {
+		t.Errorf("bookings without partner reference: %v", err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-EEEEEEEE", "", "")); err != nil {
+		t.Errorf("several bookings without partner reference: %v", err)
+	}
+	if _, err := s.BookingGetByReference(ctx, q.ID, "HTL-AAAAAAAA"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another partner's booking: %v", err)
+	}
+	got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, "k1")
+	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" {
+		t.Fatalf("by key = %+v, %v", got, err)
+	}
+	if ok, err := s.BookingSetStatus(ctx, b.ID, []string{"pending"}, tradewind.StatusCancelled, "x", now); err != nil || ok {
+		t.Errorf("status change from the wrong state = %v, %v", ok, err)
+	}
+	if ok, _ := s.BookingSetStatus(ctx, b.ID, []string{"confirmed"}, tradewind.StatusCancelled, "why", now); !ok {
+		t.Error("status change failed")
+	}
+	got, _ = s.BookingGetByReference(ctx, 0, "HTL-AAAAAAAA")
+	if got.Status != tradewind.StatusCancelled || got.CancelReason != "why" || got.CancelledAt.IsZero() {
+		t.Errorf("after cancel: %+v", got)
+	}
+	list, total, err := s.BookingList(ctx, store.BookingFilter{PartnerID: p.ID, Limit: 2})
+	if err != nil || total != 3 || len(list) != 2 || list[0].Reference != "HTL-EEEEEEEE" {
+		t.Errorf("BookingList = %d of %d, %v", len(list), total, err)
+	}
+	if _, total, _ := s.BookingList(ctx, store.BookingFilter{Status: tradewind.StatusCancelled}); total != 1 {
+		t.Errorf("by status: %d", total)
+	}
+	if _, total, _ := s.BookingList(ctx, store.BookingFilter{EndBefore: "2027-01-04"}); total != 4 {
+		t.Errorf("ended before: %d", total)
+	}
+}
+
+func exerciseIdempotency(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if err := s.IdempotencyClaim(ctx, 1, "k", now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.IdempotencyClaim(ctx, 1, "k", now); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second claim: %v", err)
+	}
+	if err := s.IdempotencyClaim(ctx, 2, "k", now); err != nil {
+		t.Errorf("keys are per partner: %v", err)
+	}
+}
+
+func exercisePrebooks(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	pb := &tradewind.Prebook{Token: "pbk_1", PartnerID: 1, Mode: "live", Quote: []byte(`{"q":1}`), TotalPrice: 100,
+		Currency: "EUR", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
+	if err := s.PrebookCreate(ctx, pb); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.PrebookGet(ctx, "pbk_1")
+	if err != nil || got.BookingID != 0 || !got.ExpiresAt.Equal(pb.ExpiresAt.Truncate(time.Microsecond)) || string(got.Quote) != `{"q":1}` {
+		t.Fatalf("PrebookGet = %+v, %v", got, err)
+	}
+	if ok, _ := s.PrebookConsume(ctx, "pbk_1", 5); !ok {
+		t.Error("first consume failed")
+	}
+	if ok, _ := s.PrebookConsume(ctx, "pbk_1", 6); ok {
+		t.Error("a token is single-use")
+	}
+}
+
+func exerciseTxRollback(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	boom := errors.New("boom")
+	err := s.InTx(ctx, func(q store.Querier) error {
+		if ok, err := q.CreditDraw(ctx, p.ID, 100); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("InTx = %v", err)
+	}
+	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 0 {
+		t.Errorf("rolled-back draw persisted: %d", got.CreditUsed)
+	}
+}
+
+func exerciseEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	e := &tradewind.Event{ID: "evt_1", PartnerID: p.ID, Type: tradewind.EventBookingConfirmed, Data: []byte(`{}`), CreatedAt: now}
+	if err := s.EventCreate(ctx, e); err != nil {
+		t.Fatalf("EventCreate: %v", err)
+	}
+	if err := s.EventCreate(ctx, e); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("duplicate event id: %v", err)
+	}
+}
