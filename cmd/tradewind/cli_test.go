@@ -1,0 +1,345 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// cliResult is what one in-process run of the command printed.
+type cliResult struct {
+	stdout, stderr string
+	err            error
+}
+
+// runTradewind runs the command in-process with TRADEWIND_DB=dsn.
+func runTradewind(t *testing.T, dsn string, stdin string, args ...string) cliResult {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	getenv := func(k string) string {
+		if k == "TRADEWIND_DB" {
+			return dsn
+		}
+		return ""
+	}
+	err := run(context.Background(), args, getenv, strings.NewReader(stdin), &out, &errOut)
+	return cliResult{out.String(), errOut.String(), err}
+}
+
+// mustJSON runs a --json command and decodes its one JSON document.
+func mustJSON(t *testing.T, dsn string, v any, args ...string) {
+	t.Helper()
+	r := runTradewind(t, dsn, "", append([]string{"--json"}, args...)...)
+	if r.err != nil {
+		t.Fatalf("tradewind %v: %v\n%s", args, r.err, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("tradewind %v: not one JSON document: %v\n%s", args, err, r.stdout)
+	}
+}
+
+func writeCatalog(t *testing.T, doc *catalog.Document) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "catalog.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := catalog.Write(f, doc); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestOperatorCommands(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			if r := runTradewind(t, dsn, "", "migrate"); r.err != nil || !strings.Contains(r.stdout, "Migrations applied") {
+				t.Fatalf("migrate: %v %s", r.err, r.stdout)
+			}
+			// Import: the same file twice changes nothing the second time.
+			doc := catalog.Demo(time.Now().UTC().Truncate(24 * time.Hour))
+			path := writeCatalog(t, doc)
+			var rep struct{ Created, Updated, Unchanged int }
+			mustJSON(t, dsn, &rep, "catalog", "import", path)
+			if rep.Created == 0 || rep.Updated != 0 {
+				t.Errorf("first import = %+v", rep)
+			}
+			mustJSON(t, dsn, &rep, "catalog", "import", path)
+			if rep.Created != 0 || rep.Updated != 0 || rep.Unchanged == 0 {
+				t.Errorf("second import = %+v", rep)
+			}
+			// From standard input, and an invalid document is refused whole with every problem.
+			r := runTradewind(t, dsn, `{"hotels":[{"id":-1}],"activities":[{"id":"x"}]}`, "catalog", "import", "-")
+			if r.err == nil || !strings.Contains(r.err.Error(), "hotels[0]") || !strings.Contains(r.err.Error(), "activities[0]") {
+				t.Errorf("invalid import: %v", r.err)
+			}
+
+			var p map[string]any
+			mustJSON(t, dsn, &p, "partner", "create", "--name", "acme", "--pricing-mode", "markup", "--markup-percent", "12.5",
+				"--credit-limit", "5000", "--rate-limit", "300", "--allow-ip", "10.0.0.0/8", "--allow-ip", "2001:db8::/32", "--require-signature")
+			if p["pricing_mode"] != "markup" || p["markup_percent"] != "12.5" || p["credit_limit"] != "5000.00" ||
+				!strings.HasPrefix(fmt.Sprint(p["signing_secret"]), "tws_") || len(p["allow_ips"].([]any)) != 2 {
+				t.Errorf("partner create = %v", p)
+			}
+			if r := runTradewind(t, dsn, "", "partner", "create", "--name", "acme"); r.err == nil {
+				t.Error("a duplicate partner must be refused")
+			}
+			if r := runTradewind(t, dsn, "", "partner", "create", "--name", "bad", "--currency", "EURO", "--pricing-mode", "net", "--credit-limit=-3"); r.err == nil ||
+				!strings.Contains(r.err.Error(), "currency") || !strings.Contains(r.err.Error(), "credit-limit") {
+				t.Errorf("bad partner: %v", r.err)
+			}
+			p = nil
+			mustJSON(t, dsn, &p, "partner", "update", "acme", "--block", "--credit-limit", "7000")
+			if p["blocked"] != true || p["credit_limit"] != "7000.00" || p["signing_secret"] != nil {
+				t.Errorf("partner update = %v", p)
+			}
+			p = nil
+			mustJSON(t, dsn, &p, "partner", "update", "acme", "--rotate-signing-secret")
+			if !strings.HasPrefix(fmt.Sprint(p["signing_secret"]), "tws_") {
+				t.Errorf("rotation shows the new secret once: %v", p)
+			}
+			var partners []map[string]any
+			mustJSON(t, dsn, &partners, "partner", "list")
+			if len(partners) != 1 || partners[0]["signing_secret"] != nil {
+				t.Errorf("partner list = %v", partners)
+			}
+			if r := runTradewind(t, dsn, "", "partner", "show", "acme"); r.err != nil || !strings.Contains(r.stdout, "acme") {
+				t.Errorf("partner show: %v %s", r.err, r.stdout)
+			}
+
+			var key map[string]any
+			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "live", "--scope", "catalog:read", "--product", "hotel", "--expires", "2099-01-01T00:00:00Z")
+			if !strings.HasPrefix(fmt.Sprint(key["key"]), "tw_live_") || fmt.Sprint(key["scopes"]) != "[catalog:read]" {
+				t.Errorf("key issue = %v", key)
+			}
+			if r := runTradewind(t, dsn, "", "key", "issue", "--partner", "acme", "--mode", "live", "--scope", "root"); r.err == nil {
+				t.Error("an unknown scope must be refused")
+			}
+			var keys []map[string]any
+			mustJSON(t, dsn, &keys, "key", "list", "--partner", "acme")
+			if len(keys) != 1 || keys[0]["key"] != nil {
+				t.Errorf("key list must not show secrets: %v", keys)
+			}
+			mustJSON(t, dsn, &key, "key", "revoke", fmt.Sprint(keys[0]["id"]))
+			if r := runTradewind(t, dsn, "", "key", "revoke", "9999"); r.err == nil {
+				t.Error("revoking a missing key must fail")
+			}
+			var bookings []any
+			mustJSON(t, dsn, &bookings, "booking", "list", "--status", "completed")
+			if r := runTradewind(t, dsn, "", "booking", "confirm", "HTL-NOPE0000"); r.err == nil {
+				t.Error("confirming a missing booking must fail")
+			}
+			if r := runTradewind(t, dsn, "", "partner", "frobnicate"); r.err == nil {
+				t.Error("an unknown command must fail")
+			}
+		})
+	}
+}
+
+func TestCatalogGenerate(t *testing.T) {
+	t.Parallel()
+	args := []string{"catalog", "generate", "--hotels", "5", "--activities", "3", "--rentals", "2", "--packages", "2", "--cities", "2", "--days", "30", "--seed", "7", "--start", "2027-01-01"}
+	a := runTradewind(t, "sqlite::memory:", "", args...)
+	b := runTradewind(t, "sqlite::memory:", "", args...)
+	if a.err != nil || a.stdout != b.stdout {
+		t.Fatalf("generate is not deterministic: %v", a.err)
+	}
+	doc, err := catalog.Parse(strings.NewReader(a.stdout))
+	if err != nil || len(doc.Hotels) != 5 || len(doc.Packages) != 2 {
+		t.Fatalf("generated catalog: %v", err)
+	}
+}
+
+// server is a `tradewind serve` running in-process.
+type runningServer struct {
+	base   string // http://addr/api/partner/v1
+	out    *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listening = regexp.MustCompile(`listening on (https?://\S+)`)
+
+// startServe runs `tradewind serve` on a free port and waits for it to listen.
+func startServe(t *testing.T, dsn string, args ...string) *runningServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	pr, pw := io.Pipe()
+	s := &runningServer{out: out, cancel: cancel, done: make(chan error, 1)}
+	getenv := func(k string) string {
+		if k == "TRADEWIND_DB" {
+			return dsn
+		}
+		return ""
+	}
+	go func() {
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		pw.Close()
+		s.done <- err
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			s.base = m[1]
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if s.base == "" {
+		cancel()
+		t.Fatalf("serve did not start: %v\n%s", <-s.done, out.String())
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *runningServer) stop() {
+	s.cancel()
+	<-s.done
+	s.done <- nil
+}
+
+func getJSON(t *testing.T, url, key string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("auth-api-key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return resp.StatusCode, body
+}
+
+var demoKeys = regexp.MustCompile(`(test|live) key: (tw_\w+)`)
+
+func TestServeDemo(t *testing.T) {
+	t.Parallel()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "demo.db")
+	s := startServe(t, dsn, "--demo")
+	keys := map[string]string{}
+	for _, m := range demoKeys.FindAllStringSubmatch(s.out.String(), -1) {
+		keys[m[1]] = m[2]
+	}
+	if keys["test"] == "" || keys["live"] == "" {
+		t.Fatalf("demo keys not printed:\n%s", s.out.String())
+	}
+	status, body := getJSON(t, s.base+"/meta/ping", keys["live"])
+	if status != 200 || body["data"].(map[string]any)["mode"] != "live" {
+		t.Fatalf("ping = %d %v", status, body)
+	}
+	host := strings.TrimSuffix(s.base, "/api/partner/v1")
+	if status, _ := getJSON(t, host+"/healthz", ""); status != 200 {
+		t.Errorf("healthz = %d", status)
+	}
+	if status, _ := getJSON(t, host+"/readyz", ""); status != 200 {
+		t.Errorf("readyz = %d", status)
+	}
+	// A second --demo start on the same database keeps the partner and prints new keys.
+	s.stop()
+	s2 := startServe(t, dsn, "--demo")
+	if !strings.Contains(s2.out.String(), "test key: tw_test_") {
+		t.Errorf("second demo start:\n%s", s2.out.String())
+	}
+}
+
+// TestTwoServersOnePostgres books the last room through two servers sharing one
+// PostgreSQL database: they behave as one service.
+func TestTwoServersOnePostgres(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.PostgresDSN(t)
+	cat := writeCatalog(t, apitest.Catalog())
+	if r := runTradewind(t, dsn, "", "catalog", "import", cat); r.err != nil {
+		t.Fatal(r.err)
+	}
+	runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+	var key map[string]any
+	mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "live")
+	a, b := startServe(t, dsn), startServe(t, dsn)
+	// The single room has 2 per night: 10 requests alternate between the servers.
+	var wg sync.WaitGroup
+	codes := make([]int, 10)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			base := a.base
+			if i%2 == 1 {
+				base = b.base
+			}
+			body := fmt.Sprintf(`{"product_type":"hotel","hotel_id":%d,"room_id":%d,"check_in":%q,"check_out":%q,"rooms":1,"adults":1,"guest":{"name":"X"}}`,
+				apitest.HotelLisbon, apitest.RoomSmall, dayFromNow(3), dayFromNow(4))
+			req, _ := http.NewRequest(http.MethodPost, base+"/bookings", strings.NewReader(body))
+			req.Header.Set("auth-api-key", key["key"].(string))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", fmt.Sprint("two-", i))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			codes[i] = resp.StatusCode
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for _, c := range codes {
+		if c == 201 {
+			created++
+		}
+	}
+	if created != 2 {
+		t.Errorf("created %d bookings of a 2-room allotment through two servers: %v", created, codes)
+	}
+}
+
+// dayFromNow is a date inside apitest.Catalog's inventory, relative to the real clock
+// that `serve` uses.
+func dayFromNow(n int) string {
+	start := apitest.Start
+	today := time.Now().UTC()
+	if today.After(start) {
+		start = today
+	}
+	return start.AddDate(0, 0, n).Format("2006-01-02")
+}
