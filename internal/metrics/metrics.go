@@ -1,0 +1,102 @@
+// Package metrics records the service's Prometheus metrics in a registry the caller
+// passes in (never the global default), and serves them for the admin listener.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+)
+
+// Recorder records requests, bookings, credit and webhook deliveries; its methods are
+// safe for concurrent use.
+type Recorder struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	bookings *prometheus.CounterVec
+	credit   *prometheus.CounterVec
+	webhooks *prometheus.CounterVec
+}
+
+// WebhookObserver is what the webhook dispatcher reports each delivery attempt to;
+// *Recorder implements it.
+type WebhookObserver interface {
+	// WebhookDelivery records one delivery attempt: ok when the receiver acknowledged it.
+	WebhookDelivery(ok bool)
+}
+
+// OtherRoute labels requests that matched no partner endpoint (health checks, 404s).
+const OtherRoute = "other"
+
+// New returns a Recorder whose metrics are registered in reg; it panics if reg already
+// holds them, as registering twice is a programming error.
+func New(reg prometheus.Registerer) *Recorder {
+	r := &Recorder{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tradewind_http_requests_total",
+			Help: "Partner API requests by endpoint, HTTP status and partner id (0: not authenticated).",
+		}, []string{"route", "status", "partner"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "tradewind_http_request_duration_seconds",
+			Help:    "Partner API request latency by endpoint.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+		bookings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tradewind_bookings_created_total",
+			Help: "Bookings created by product type, initial status and key mode (test or live).",
+		}, []string{"product", "status", "mode"}),
+		credit: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tradewind_credit_drawn_minor_units_total",
+			Help: "Credit drawn by live bookings, in minor units of the currency.",
+		}, []string{"currency"}),
+		webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tradewind_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by result (delivered or failed).",
+		}, []string{"result"}),
+	}
+	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks)
+	return r
+}
+
+// Request records one request: its endpoint ("" for none, recorded as OtherRoute), HTTP
+// status, partner id (0 when not authenticated) and duration.
+func (r *Recorder) Request(route string, status int, partnerID int64, d time.Duration) {
+	if route == "" {
+		route = OtherRoute
+	}
+	r.requests.WithLabelValues(route, strconv.Itoa(status), strconv.FormatInt(partnerID, 10)).Inc()
+	r.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// BookingCreated records one booking just created; a live booking has drawn its total
+// price from the credit line, so it is also recorded as credit drawn.
+func (r *Recorder) BookingCreated(b *booking.BookingView) {
+	mode := tradewind.ModeLive
+	if b.Test {
+		mode = tradewind.ModeTest
+	}
+	r.bookings.WithLabelValues(b.ProductType, b.Status, string(mode)).Inc()
+	if !b.Test {
+		r.credit.WithLabelValues(b.Currency).Add(float64(b.TotalPrice.Minor))
+	}
+}
+
+// WebhookDelivery records one webhook delivery attempt: ok when it was acknowledged.
+func (r *Recorder) WebhookDelivery(ok bool) {
+	result := "failed"
+	if ok {
+		result = "delivered"
+	}
+	r.webhooks.WithLabelValues(result).Inc()
+}
+
+// Handler serves the metrics gathered by g in the Prometheus text format.
+func Handler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+}
