@@ -46,3 +46,14 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 }
+
+// Routes lists every endpoint of the partner API as "METHOD /path", relative to Prefix,
+// in the order of endpoints (the contract tests compare it with the OpenAPI document).
+func Routes() []string {
+	var s Server
+	var out []string
+	for _, e := range s.endpoints() {
+		out = append(out, e.method+" "+e.path)
+	}
+	return out
+}
