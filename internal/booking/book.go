@@ -64,10 +64,9 @@ type Guest struct {
 // guest, and an optional partner reference.
 type BookRequest struct {
 	QuoteRequest
-	PrebookToken     string          `json:"prebook_token,omitempty"`
-	Guest            *Guest          `json:"guest"`
-	PartnerReference string          `json:"partner_reference,omitempty"`
-	Travellers       json.RawMessage `json:"travellers,omitempty"`
+	PrebookToken     string `json:"prebook_token,omitempty"`
+	Guest            *Guest `json:"guest"`
+	PartnerReference string `json:"partner_reference,omitempty"`
 }
 
 // BookingView is a booking as the partner sees it.
@@ -163,12 +162,15 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		if locked, q, err = s.prebookFor(ctx, c, req); err != nil {
 			return nil, false, err
 		}
+		if len(req.Travellers) > 0 {
+			q.Travellers = req.Travellers // travellers may be named on book only
+		}
 	}
 	// Validate and price before the transaction so bad input never takes a lock.
 	if _, err := s.quote(ctx, s.Store, c, q); err != nil {
 		return nil, false, err
 	}
-	if err := checkTravellers(q, req.Travellers); err != nil {
+	if err := checkTravellers(q); err != nil {
 		return nil, false, err
 	}
 
@@ -300,9 +302,6 @@ func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *Quo
 		details[k] = v
 	}
 	details["guest_name"] = req.Guest.Name
-	if len(req.Travellers) > 0 {
-		details["travellers"] = req.Travellers
-	}
 	rawDetails, err := json.Marshal(details)
 	if err != nil {
 		return nil, err
@@ -318,14 +317,6 @@ func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *Quo
 		PricingMode: c.Partner.PricingMode, TotalPrice: pq.Total, Currency: pq.Currency,
 		PartnerReference: req.PartnerReference, IdempotencyKey: idemKey, ItemID: pq.ItemID, StartDate: pq.StartDate,
 		EndDate: pq.EndDate, Quote: rawQuote, Guest: rawGuest, Details: rawDetails, CreatedAt: now, UpdatedAt: now}, nil
-}
-
-// checkTravellers is replaced by the package product; other products take no travellers.
-var checkTravellers = func(q *QuoteRequest, travellers json.RawMessage) error {
-	if len(travellers) > 0 && string(travellers) != "null" && q.ProductType != string(tradewind.ProductPackage) {
-		return tradewind.Invalid([]string{"travellers: only package bookings take travellers"})
-	}
-	return nil
 }
 
 // bookingEventData is the data of booking.confirmed and booking.cancelled events.
@@ -431,8 +422,11 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason st
 // claimOf is the inventory claim a live booking holds.
 func claimOf(b *tradewind.Booking) store.Claim {
 	from, to := b.StartDate, b.EndDate
-	if b.UnitKind == store.UnitRoom || b.UnitKind == store.UnitSpace {
+	switch b.UnitKind {
+	case store.UnitRoom, store.UnitSpace:
 		from, to = nightRange(b.StartDate, b.EndDate)
+	case store.UnitDeparture, store.UnitPackageDay:
+		to = from // a package takes its seats on its first day only
 	}
 	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
 }

@@ -2,9 +2,7 @@ package booking
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 
@@ -118,43 +116,23 @@ func destination(p *problems, dest, city string) string {
 	return dest
 }
 
-func decodeHotel(it *store.Item) (*catalog.Hotel, error) {
-	var h catalog.Hotel
-	if err := json.Unmarshal(it.Data, &h); err != nil {
-		return nil, fmt.Errorf("hotel %d: %w", it.ID, err)
-	}
-	return &h, nil
-}
+func decodeHotel(it *store.Item) (*catalog.Hotel, error) { return decodeItem[catalog.Hotel](it) }
 
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
 // ordered), or reports that it does not fit the party or is not available.
 func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
-	if st.adults > st.rooms*r.MaxAdults || st.children > st.rooms*r.MaxChildren || len(rows) != st.nights {
+	if st.adults > st.rooms*r.MaxAdults || st.children > st.rooms*r.MaxChildren {
 		return 0, false
 	}
 	market := int64(h.Markets[st.nationality])
-	var total int64
-	for _, row := range rows {
-		if row.Capacity-row.Sold < st.rooms {
-			return 0, false
-		}
-		total += c.Line(pricing.Market(row.Price, market))
-	}
-	return total * int64(st.rooms), true
+	total, ok := stayTotal(rows, st.nights, st.rooms, func(net int64) int64 { return c.Line(pricing.Market(net, market)) })
+	return total * int64(st.rooms), ok
 }
 
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
 func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
 	from, to := st.claimRange()
-	rows, err := db.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: hotelIDs, From: from, To: to})
-	if err != nil {
-		return nil, err
-	}
-	byRoom := map[int64][]store.InventoryRow{}
-	for _, r := range rows {
-		byRoom[r.UnitID] = append(byRoom[r.UnitID], r)
-	}
-	return byRoom, nil
+	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: hotelIDs, From: from, To: to})
 }
 
 // SearchHotels returns the hotels of a city with a room available for the stay and
@@ -205,10 +183,9 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			hits = append(hits, *best)
 		}
 	}
-	sortByPrice(hits, c.Partner.Currency, func(h HotelHit) money.Amount { return h.FromPrice })
-	from, to := pg.window(len(hits))
+	page, meta := cheapestPage(hits, c, func(h HotelHit) money.Amount { return h.FromPrice }, pg)
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		PricingMode: c.Partner.PricingMode, Hotels: hits[from:to]}, pg.meta(len(hits)), nil
+		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
 }
 
 // sortByPrice orders items cheapest first: those in the partner's credit currency
@@ -413,9 +390,7 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		return nil, invalidQuote("Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
 	}
 	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
-	in, _ := parseDate(q.CheckIn)
-	out, _ := parseDate(q.CheckOut)
-	st.nights = int(out.Sub(in).Hours() / 24)
+	st.nights = nightsOf(q.CheckIn, q.CheckOut)
 	if st.adults > st.rooms*room.MaxAdults || st.children > st.rooms*room.MaxChildren {
 		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
 			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)

@@ -33,6 +33,9 @@ type QuoteRequest struct {
 	Guests          int     `json:"guests,omitempty"`
 	ChildAges       []int   `json:"child_ages,omitempty"`
 	NationalityCode string  `json:"nationality_code,omitempty"`
+	// Travellers name every person of a package party: optional on prebook, required
+	// on book (see checkTravellers); other products take none.
+	Travellers []Traveller `json:"travellers,omitempty"`
 }
 
 // pricedQuote is a quote priced for a partner against live availability.
@@ -73,6 +76,9 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	if err := c.RequireProduct(pt); err != nil {
 		return nil, err
 	}
+	if pt != tradewind.ProductPackage && len(q.Travellers) > 0 {
+		return nil, tradewind.Invalid([]string{"travellers: only package quotes and bookings take travellers"})
+	}
 	p, ok := products[pt]
 	if !ok {
 		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
@@ -96,6 +102,9 @@ func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *Quo
 	pq, err := p.price(ctx, db, c, q)
 	if err != nil {
 		return nil, err
+	}
+	if pq.StartDate < s.today() { // e.g. a package departure that has left
+		return nil, invalidQuote("The service starts on %s, which is in the past.", pq.StartDate)
 	}
 	if pq.Currency != c.Partner.Currency {
 		return nil, invalidQuote("The item is priced in %s but the credit line is in %s; only %s items can be booked.",

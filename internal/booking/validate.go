@@ -111,9 +111,12 @@ func (p *problems) childAges(children int, ages []int) {
 
 var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
-func (p *problems) nationality(code string) {
+func (p *problems) nationality(code string) { p.country("nationality_code", code) }
+
+// country checks an optional ISO 3166-1 alpha-2 country code.
+func (p *problems) country(field, code string) {
 	if code != "" && !countryCode.MatchString(code) {
-		p.add("nationality_code: %q is not a 2-letter ISO country code", code)
+		p.add("%s: %q is not a 2-letter ISO country code", field, code)
 	}
 }
 

@@ -1,0 +1,289 @@
+package booking
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/pricing"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+func init() { products[tradewind.ProductRental] = rentalProduct{} }
+
+// maxGuests bounds a rental party: the adults, children and infants limits together.
+const maxGuests = maxAdults + maxChildren + maxInfants
+
+// RentalSearchRequest is the body of POST /rentals/search.
+type RentalSearchRequest struct {
+	Destination string `json:"destination"`
+	City        string `json:"city"` // alias of destination
+	CheckIn     string `json:"check_in"`
+	CheckOut    string `json:"check_out"`
+	Guests      *int   `json:"guests"`
+	Page        *int   `json:"page"`
+	PerPage     *int   `json:"per_page"`
+}
+
+// RentalHit is one rental search result, at its cheapest free space for the whole stay.
+type RentalHit struct {
+	RentalID        int64        `json:"rental_id"`
+	Name            string       `json:"name"`
+	PropertyType    string       `json:"property_type"`
+	City            string       `json:"city"`
+	ImageURL        string       `json:"image_url"`
+	InstantBooking  bool         `json:"instant_booking"`
+	AvailableSpaces int          `json:"available_spaces"`
+	FromPrice       money.Amount `json:"from_price"`
+	Currency        string       `json:"currency"`
+}
+
+// RentalSearchResult is the data of a rental search.
+type RentalSearchResult struct {
+	Destination string      `json:"destination"`
+	CheckIn     string      `json:"check_in"`
+	CheckOut    string      `json:"check_out"`
+	Nights      int         `json:"nights"`
+	Guests      int         `json:"guests"`
+	PricingMode string      `json:"pricing_mode"`
+	Rentals     []RentalHit `json:"rentals"`
+}
+
+// rentalStay is a validated rental stay request.
+type rentalStay struct {
+	checkIn, checkOut string
+	nights, guests    int
+}
+
+// validateRentalStay checks the stay and guests of a rental search, availability or quote.
+func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today time.Time) rentalStay {
+	nights, _ := p.stay(checkIn, checkOut, today)
+	p.between("guests", guests, 1, maxGuests)
+	return rentalStay{checkIn, checkOut, nights, guests}
+}
+
+// spaceOffer prices a space for a stay from its inventory rows (one per night, in
+// order), or reports that it does not take the guests or is not free every night.
+func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c pricing.Contract) (int64, bool) {
+	if st.guests > sp.MaxGuests {
+		return 0, false
+	}
+	return stayTotal(rows, st.nights, 1, c.Line)
+}
+
+// spaceRows loads the stay's nights of the spaces of the given rentals, by space.
+func spaceRows(ctx context.Context, db store.Querier, rentalIDs []int64, st rentalStay) (map[int64][]store.InventoryRow, error) {
+	from, to := nightRange(st.checkIn, st.checkOut)
+	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitSpace, ItemIDs: rentalIDs, From: from, To: to})
+}
+
+// SearchRentals returns the rentals of a city with a space free every night of the stay
+// that takes the guests, each at its cheapest such space for the whole stay, cheapest first.
+func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearchRequest) (res *RentalSearchResult, meta PageMeta, err error) {
+	defer wrap(&err, "search rentals")
+	if err := c.RequireProduct(tradewind.ProductRental); err != nil {
+		return nil, meta, err
+	}
+	var p problems
+	dest := destination(&p, req.Destination, req.City)
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	pg := pageOf(&p, req.Page, req.PerPage)
+	if err := p.err(); err != nil {
+		return nil, meta, err
+	}
+	rentals, ids, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest)
+	if err != nil {
+		return nil, meta, err
+	}
+	bySpace, err := spaceRows(ctx, s.Store, ids, st)
+	if err != nil {
+		return nil, meta, err
+	}
+	hits := []RentalHit{}
+	for _, r := range rentals {
+		offers := spaceOffers(r, bySpace, st, c.contract())
+		if len(offers) == 0 {
+			continue
+		}
+		hits = append(hits, RentalHit{RentalID: r.ID, Name: r.Name, PropertyType: r.PropertyType, City: r.City,
+			ImageURL: r.ImageURL, InstantBooking: r.InstantBooking, AvailableSpaces: len(offers),
+			FromPrice: offers[0].TotalPrice, Currency: r.Currency})
+	}
+	page, meta := cheapestPage(hits, c, func(h RentalHit) money.Amount { return h.FromPrice }, pg)
+	return &RentalSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
+		Guests: st.guests, PricingMode: c.Partner.PricingMode, Rentals: page}, meta, nil
+}
+
+// RentalRecord is the catalog record of a rental property as a partner sees it.
+type RentalRecord struct {
+	ID             int64         `json:"id"`
+	Type           string        `json:"type"`
+	Name           string        `json:"name"`
+	PropertyType   string        `json:"property_type"`
+	City           string        `json:"city"`
+	CheckInTime    string        `json:"check_in_time"`
+	CheckOutTime   string        `json:"check_out_time"`
+	InstantBooking bool          `json:"instant_booking"`
+	Currency       string        `json:"currency"`
+	ImageURL       string        `json:"image_url"`
+	Photos         []string      `json:"photos"`
+	Spaces         []RentalSpace `json:"spaces"`
+}
+
+// RentalSpace is a space in a rental record.
+type RentalSpace struct {
+	ID        int64        `json:"id"`
+	Name      string       `json:"name"`
+	SpaceType string       `json:"space_type"`
+	MaxGuests int          `json:"max_guests"`
+	FromPrice money.Amount `json:"from_price"`
+	Currency  string       `json:"currency"`
+	Photos    []string     `json:"photos"`
+}
+
+// Rental returns the catalog record of a rental, prices in the caller's pricing mode.
+func (s *Service) Rental(ctx context.Context, c *Caller, id int64) (*RentalRecord, error) {
+	if err := c.RequireProduct(tradewind.ProductRental); err != nil {
+		return nil, err
+	}
+	r, err := getItem[catalog.Rental](ctx, s.Store, tradewind.ProductRental, id)
+	if err != nil {
+		return nil, mapNotFound(err, "Rental")
+	}
+	rec := &RentalRecord{ID: r.ID, Type: string(tradewind.ProductRental), Name: r.Name, PropertyType: r.PropertyType,
+		City: r.City, CheckInTime: r.CheckInTime, CheckOutTime: r.CheckOutTime, InstantBooking: r.InstantBooking,
+		Currency: r.Currency, ImageURL: r.ImageURL, Photos: orEmpty(r.Photos), Spaces: []RentalSpace{}}
+	for _, sp := range r.Spaces {
+		rec.Spaces = append(rec.Spaces, RentalSpace{ID: sp.ID, Name: sp.Name, SpaceType: sp.SpaceType, MaxGuests: sp.MaxGuests,
+			FromPrice: money.Amount{Minor: c.contract().Line(sp.FromPrice), Currency: r.Currency}, Currency: sp.Currency,
+			Photos: orEmpty(sp.Photos)})
+	}
+	return rec, nil
+}
+
+// RentalAvailabilityRequest is the body of POST /rentals/availability.
+type RentalAvailabilityRequest struct {
+	RentalID int64  `json:"rental_id"`
+	CheckIn  string `json:"check_in"`
+	CheckOut string `json:"check_out"`
+	Guests   *int   `json:"guests"`
+}
+
+// SpaceOffer is one space free for a whole stay.
+type SpaceOffer struct {
+	SpaceID    int64        `json:"space_id"`
+	Name       string       `json:"name"`
+	SpaceType  string       `json:"space_type"`
+	MaxGuests  int          `json:"max_guests"`
+	Nights     int          `json:"nights"`
+	TotalPrice money.Amount `json:"total_price"`
+	Currency   string       `json:"currency"`
+}
+
+// RentalAvailability is the data of POST /rentals/availability.
+type RentalAvailability struct {
+	RentalID        int64        `json:"rental_id"`
+	CheckIn         string       `json:"check_in"`
+	CheckOut        string       `json:"check_out"`
+	Nights          int          `json:"nights"`
+	Guests          int          `json:"guests"`
+	InstantBooking  bool         `json:"instant_booking"`
+	AvailableSpaces []SpaceOffer `json:"available_spaces"`
+	PricingMode     string       `json:"pricing_mode"`
+}
+
+// spaceOffers lists the spaces of r free for the stay and taking its guests, cheapest first.
+func spaceOffers(r *catalog.Rental, bySpace map[int64][]store.InventoryRow, st rentalStay, c pricing.Contract) []SpaceOffer {
+	offers := []SpaceOffer{}
+	for i := range r.Spaces {
+		sp := &r.Spaces[i]
+		if total, ok := spaceOffer(sp, bySpace[sp.ID], st, c); ok {
+			offers = append(offers, SpaceOffer{SpaceID: sp.ID, Name: sp.Name, SpaceType: sp.SpaceType, MaxGuests: sp.MaxGuests,
+				Nights: st.nights, TotalPrice: money.Amount{Minor: total, Currency: r.Currency}, Currency: r.Currency})
+		}
+	}
+	sort.SliceStable(offers, func(i, j int) bool { return offers[i].TotalPrice.Minor < offers[j].TotalPrice.Minor })
+	return offers
+}
+
+// RentalAvailability lists the rental's spaces free every night of the stay that take
+// the guests, cheapest first, each priced for the whole stay.
+func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *RentalAvailabilityRequest) (res *RentalAvailability, err error) {
+	defer wrap(&err, "rental availability")
+	if err := c.RequireProduct(tradewind.ProductRental); err != nil {
+		return nil, err
+	}
+	var p problems
+	p.positiveID("rental_id", req.RentalID)
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	r, err := getItem[catalog.Rental](ctx, s.Store, tradewind.ProductRental, req.RentalID)
+	if err != nil {
+		return nil, mapNotFound(err, "Rental")
+	}
+	bySpace, err := spaceRows(ctx, s.Store, []int64{r.ID}, st)
+	if err != nil {
+		return nil, err
+	}
+	return &RentalAvailability{RentalID: r.ID, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
+		Guests: st.guests, InstantBooking: r.InstantBooking, AvailableSpaces: spaceOffers(r, bySpace, st, c.contract()),
+		PricingMode: c.Partner.PricingMode}, nil
+}
+
+// rentalProduct quotes and books one space of a rental for a stay.
+type rentalProduct struct{}
+
+func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
+	var p problems
+	p.positiveID("rental_id", q.RentalID)
+	p.positiveID("space_id", q.SpaceID)
+	if q.Guests == 0 {
+		p.add("guests is required")
+	}
+	validateRentalStay(&p, q.CheckIn, q.CheckOut, max(q.Guests, 1), today)
+	p.party(q.Adults, q.Children, q.Infants)
+	if q.Guests > 0 && q.Adults+q.Children > q.Guests {
+		p.add("guests: %d is fewer than adults + children (%d)", q.Guests, q.Adults+q.Children)
+	}
+	return p
+}
+
+func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+	r, err := getItem[catalog.Rental](ctx, db, tradewind.ProductRental, q.RentalID)
+	if err != nil {
+		return nil, quoteNotFound(err, "rental %d does not exist", q.RentalID)
+	}
+	var sp *catalog.Space
+	for i := range r.Spaces {
+		if r.Spaces[i].ID == q.SpaceID {
+			sp = &r.Spaces[i]
+		}
+	}
+	if sp == nil {
+		return nil, invalidQuote("Space %d is not a space of rental %d.", q.SpaceID, q.RentalID)
+	}
+	if q.Guests > sp.MaxGuests {
+		return nil, invalidQuote("%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
+	}
+	st := rentalStay{q.CheckIn, q.CheckOut, 0, q.Guests}
+	st.nights = nightsOf(q.CheckIn, q.CheckOut)
+	bySpace, err := spaceRows(ctx, db, []int64{r.ID}, st)
+	if err != nil {
+		return nil, err
+	}
+	total, ok := spaceOffer(sp, bySpace[sp.ID], st, c.contract())
+	if !ok {
+		return nil, invalidQuote("%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
+	}
+	from, to := nightRange(st.checkIn, st.checkOut)
+	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: "see_policy", ItemID: r.ID,
+		Claim:     store.Claim{Kind: store.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
+		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusPending,
+		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,
+			"check_out": st.checkOut, "nights": st.nights, "guests": st.guests}}, nil
+}

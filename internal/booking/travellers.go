@@ -1,0 +1,121 @@
+package booking
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+// Traveller types: a package party is its adults, children and infants.
+const (
+	travellerAdult  = "adult"
+	travellerChild  = "child"
+	travellerInfant = "infant"
+)
+
+// Ages on the day of the request: a child is under 18, an infant under 2.
+const (
+	childUnder  = 18
+	infantUnder = 2
+	maxNameLen  = 100
+)
+
+// Traveller is one person of a package booking.
+type Traveller struct {
+	Type        string `json:"type"` // adult, child or infant
+	FirstName   string `json:"first_name"`
+	LastName    string `json:"last_name"`
+	BirthDate   string `json:"birth_date,omitempty"`  // YYYY-MM-DD; required for children and infants
+	Nationality string `json:"nationality,omitempty"` // ISO 3166-1 alpha-2, optional
+}
+
+// validateTravellers lists the problems of every traveller, each naming its index.
+func validateTravellers(p *problems, ts []Traveller, today time.Time) {
+	if n := maxAdults + maxChildren + maxInfants; len(ts) > n {
+		p.add("travellers: at most %d entries", n)
+		return
+	}
+	for i, t := range ts {
+		f := fmt.Sprintf("travellers[%d].", i)
+		switch t.Type {
+		case travellerAdult, travellerChild, travellerInfant:
+		case "":
+			p.add("%stype is required", f)
+		default:
+			p.add("%stype: %q must be adult, child or infant", f, t.Type)
+		}
+		p.personName(f+"first_name", t.FirstName)
+		p.personName(f+"last_name", t.LastName)
+		p.birthDate(f+"birth_date", t, today)
+		p.country(f+"nationality", t.Nationality)
+	}
+}
+
+// personName checks a required name of at most maxNameLen characters.
+func (p *problems) personName(field, name string) {
+	if strings.TrimSpace(name) == "" {
+		p.add("%s is required", field)
+	}
+	p.maxLen(field, name, maxNameLen)
+}
+
+// birthDate checks a traveller's birth date: required for a child or an infant, a real
+// date not after today, and young enough for the traveller's type.
+func (p *problems) birthDate(field string, t Traveller, today time.Time) {
+	if t.BirthDate == "" {
+		if t.Type == travellerChild || t.Type == travellerInfant {
+			p.add("%s is required for a %s", field, t.Type)
+		}
+		return
+	}
+	born, ok := parseDate(t.BirthDate)
+	switch {
+	case !ok:
+		p.add("%s: %q is not a date (YYYY-MM-DD)", field, t.BirthDate)
+	case born.After(today):
+		p.add("%s: %s is in the future", field, t.BirthDate)
+	case t.Type == travellerChild && !born.AddDate(childUnder, 0, 0).After(today):
+		p.add("%s: a child is under %d", field, childUnder)
+	case t.Type == travellerInfant && !born.AddDate(infantUnder, 0, 0).After(today):
+		p.add("%s: an infant is under %d", field, infantUnder)
+	}
+}
+
+// matchTravellers checks that the travellers are exactly the party: as many entries as
+// adults + children + infants, and as many of each type. 422 travellers_count_mismatch.
+func matchTravellers(q *QuoteRequest) error {
+	got := map[string]int{}
+	for _, t := range q.Travellers {
+		got[t.Type]++
+	}
+	var details []string
+	if total := q.Adults + q.Children + q.Infants; len(q.Travellers) != total {
+		details = append(details, fmt.Sprintf("travellers: %d entries for a party of %d (adults + children + infants)", len(q.Travellers), total))
+	}
+	for _, c := range []struct {
+		typ, field string
+		want       int
+	}{{travellerAdult, "adults", q.Adults}, {travellerChild, "children", q.Children}, {travellerInfant, "infants", q.Infants}} {
+		if got[c.typ] != c.want {
+			details = append(details, fmt.Sprintf("travellers: %d of type %s for %s = %d", got[c.typ], c.typ, c.field, c.want))
+		}
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return &tradewind.Error{Code: tradewind.ECodeTravellersMismatch, Details: details,
+		Message: fmt.Sprintf("The travellers do not match the party: %d adult(s), %d child(ren) and %d infant(s) expected, %d, %d and %d given.",
+			q.Adults, q.Children, q.Infants, got[travellerAdult], got[travellerChild], got[travellerInfant])}
+}
+
+// checkTravellers checks that a package booking names every person of its party (422
+// travellers_count_mismatch otherwise, also when travellers are missing). Other
+// products take no travellers (productFor refuses them).
+func checkTravellers(q *QuoteRequest) error {
+	if q.ProductType != string(tradewind.ProductPackage) {
+		return nil
+	}
+	return matchTravellers(q)
+}
