@@ -77,6 +77,13 @@ func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep
 		}
 		return nil
 	})
+	if err == nil && rep.Created+rep.Updated > 0 {
+		// New inventory changes the data's shape: refresh the statistics so that the
+		// planners keep choosing the item index for searches.
+		if aerr := s.Store.Analyze(ctx); aerr != nil {
+			s.Logger.WarnContext(ctx, "analyze after import failed", "err", aerr)
+		}
+	}
 	return rep, err
 }
 

@@ -31,6 +31,8 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the database.
 	Close() error
+	// Analyze refreshes the planner's statistics, after a bulk change such as an import.
+	Analyze(ctx context.Context) error
 	// Dialect names the database: "sqlite" or "postgres".
 	Dialect() string
 }

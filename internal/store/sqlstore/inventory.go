@@ -1,8 +1,10 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,8 +81,7 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 			args = append(args, id)
 		}
 		rows, err := q.db.QueryContext(ctx, `SELECT unit_id, item_id, day, capacity, sold, price FROM inventory
-			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)
-			ORDER BY unit_id, day`, args...)
+			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, q.interpret(err)
 		}
@@ -97,6 +98,14 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 			return nil, err
 		}
 	}
+	// Sorted here rather than by ORDER BY, which would steer SQLite's planner to the
+	// primary key and a scan of every row of the kind instead of the item index.
+	slices.SortFunc(out, func(a, b store.InventoryRow) int {
+		if c := cmp.Compare(a.UnitID, b.UnitID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Day, b.Day)
+	})
 	return out, nil
 }
 

@@ -69,6 +69,12 @@ func (s *DB) Dialect() string { return s.dialect.Name }
 // Ping checks that the database answers.
 func (s *DB) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
+// Analyze refreshes the planner's statistics; both databases accept a bare ANALYZE.
+func (s *DB) Analyze(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, "ANALYZE")
+	return err
+}
+
 // Close closes the database.
 func (s *DB) Close() error { return s.db.Close() }
 

@@ -1,0 +1,91 @@
+package booking_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// benchService loads a generated catalog of 2 000 hotels in 20 cities (about 100 per
+// city) with 60 days of inventory, and a partner with a large credit line.
+func benchService(b *testing.B, o storetest.Opener) (*booking.Service, *booking.Caller, *catalog.Document) {
+	b.Helper()
+	clock := apitest.NewClock(apitest.Start)
+	svc := booking.New(o.Open(b), clock, nil)
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 2000, Cities: 20, Days: 60, Seed: 1, Start: apitest.Start})
+	ctx := context.Background()
+	if _, err := svc.ImportCatalog(ctx, doc); err != nil {
+		b.Fatal(err)
+	}
+	limit := "100000000"
+	p, err := svc.CreatePartner(ctx, "bench", booking.PartnerParams{CreditLimit: &limit})
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, _, err := svc.IssueKey(ctx, "bench", booking.KeyParams{Mode: "live"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, &booking.Caller{Partner: p, Key: k}, doc
+}
+
+// BenchmarkSearchHotels searches one city of ~100 hotels for a 3-night stay.
+// Target: well under 10 ms and 2 MB per search on SQLite.
+func BenchmarkSearchHotels(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, c, doc := benchService(b, o)
+			city := doc.Hotels[0].City
+			adults := 2
+			req := &booking.HotelSearchRequest{Destination: city, CheckIn: apitest.Day(10), CheckOut: apitest.Day(13), Adults: &adults}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				res, _, err := svc.SearchHotels(context.Background(), c, req)
+				if err != nil || len(res.Hotels) == 0 {
+					b.Fatalf("search: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBook books one night in a different hotel each time (live key: inventory
+// claim, credit draw, booking and event in one transaction).
+func BenchmarkBook(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, c, doc := benchService(b, o)
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				h := doc.Hotels[i%len(doc.Hotels)]
+				r := h.Rooms[0]
+				req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: r.ID,
+					CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1},
+					Guest: &booking.Guest{Name: "Bench"}}
+				if _, _, err := svc.Book(context.Background(), c, fmt.Sprint("bench-", i), req); err != nil && !isSoldOut(err) {
+					b.Fatalf("book: %v", err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func isSoldOut(err error) bool { return err != nil && fmt.Sprint(err) != "" && contains(err.Error(), "invalid_quote") }
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
