@@ -155,6 +155,9 @@ func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*respons
 	if replay {
 		return withMessage(http.StatusOK, "Idempotent replay: this booking was created by an earlier request with the same Idempotency-Key.", b), nil
 	}
+	if s.cfg.BookingCreated != nil {
+		s.cfg.BookingCreated(b)
+	}
 	return withMessage(http.StatusCreated, "Booking "+b.Reference+" is "+b.Status+".", b), nil
 }
 

@@ -115,8 +115,12 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		ri := infoFrom(r.Context())
+		d := time.Since(start)
 		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", time.Since(start).Milliseconds(), "partner_id", ri.partnerID)
+			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID)
+		if s.cfg.Observe != nil {
+			s.cfg.Observe(ri.route, rec.status, ri.partnerID, d)
+		}
 	})
 }
 

@@ -35,6 +35,14 @@ type Config struct {
 	Guards []Guard
 	// Extra registers more routes on the main listener (e.g. the OpenAPI document).
 	Extra func(mux *http.ServeMux)
+	// Middleware wraps the routes, the first outermost, inside the request id, logging
+	// and panic recovery (e.g. LimitAuthFailures).
+	Middleware []func(http.Handler) http.Handler
+	// Observe, when set, is called once per request with its endpoint ("" when none
+	// matched), status, partner id (0 when not authenticated) and duration.
+	Observe func(route string, status int, partnerID int64, d time.Duration)
+	// BookingCreated, when set, is called once for every booking created (not for replays).
+	BookingCreated func(b *booking.BookingView)
 }
 
 // Server is the partner API's HTTP handler.
@@ -56,7 +64,11 @@ func NewServer(cfg Config) *Server {
 	if cfg.Extra != nil {
 		cfg.Extra(mux)
 	}
-	s.handler = s.requestID(s.logRequests(s.recoverPanics(mux)))
+	var h http.Handler = mux
+	for i := len(cfg.Middleware) - 1; i >= 0; i-- {
+		h = cfg.Middleware[i](h)
+	}
+	s.handler = s.requestID(s.logRequests(s.recoverPanics(h)))
 	return s
 }
 

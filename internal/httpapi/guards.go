@@ -1,0 +1,230 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/security"
+)
+
+// Rate-limit response headers; see docs/security.md.
+const (
+	HeaderRateLimitLimit     = "RateLimit-Limit"     // HeaderRateLimitLimit is the partner's budget per minute.
+	HeaderRateLimitRemaining = "RateLimit-Remaining" // HeaderRateLimitRemaining is how many requests would be allowed now.
+	HeaderRateLimitReset     = "RateLimit-Reset"     // HeaderRateLimitReset is the whole seconds until the budget is full again.
+	HeaderRetryAfter         = "Retry-After"         // HeaderRetryAfter is the whole seconds to wait after a 429.
+)
+
+// PartnerGuards returns the contract checks in the order a request meets them once its
+// key is authenticated: IP allowlist, mutual TLS, request signature, rate limit.
+func PartnerGuards(svc *booking.Service, trust security.ProxyTrust, limiter ratelimit.Limiter) []Guard {
+	return []Guard{IPAllowlist(trust), MutualTLS(trust), Signature(svc), RateLimit(limiter)}
+}
+
+// IPAllowlist returns the guard that answers 403 ip_not_allowed when the partner has an
+// allowlist and the client address (the peer, or X-Forwarded-For from a trusted proxy)
+// is outside it.
+func IPAllowlist(trust security.ProxyTrust) Guard {
+	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
+		if len(c.Partner.AllowIPs) == 0 {
+			return nil
+		}
+		allow, err := security.ParseAllowlist(c.Partner.AllowIPs)
+		if err != nil {
+			return fmt.Errorf("allowlist of partner %d: %w", c.Partner.ID, err)
+		}
+		if allow.Empty() {
+			return nil
+		}
+		if ip := trust.ClientIP(r); !allow.Allows(ip) {
+			return tradewind.Errorf(tradewind.ECodeIPNotAllowed,
+				"Requests from %s are not allowed for this partner; ask the operator to register the address.", ip)
+		}
+		return nil
+	}
+}
+
+// MutualTLS returns the guard that answers 403 mtls_required when the partner requires a
+// client certificate (or pins any) and the request carries no verified one, or one that
+// matches none of the partner's pinned fingerprints.
+func MutualTLS(trust security.ProxyTrust) Guard {
+	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
+		p := c.Partner
+		if !p.RequireMTLS && len(p.CertFingerprints) == 0 {
+			return nil
+		}
+		fp, ok := security.VerifiedClientCert(r, trust)
+		if !ok {
+			return tradewind.Errorf(tradewind.ECodeMTLSRequired, "A verified client certificate is required for this partner.")
+		}
+		if len(p.CertFingerprints) > 0 && !slices.Contains(p.CertFingerprints, fp) {
+			return tradewind.Errorf(tradewind.ECodeMTLSRequired, "The client certificate is not one registered for this partner.")
+		}
+		return nil
+	}
+}
+
+// Signature returns the guard that verifies the HMAC request signature of partners that
+// require signing against svc.SigningSecrets (so a rotation's previous secret still works
+// during its overlap): 401 signature_required, signature_expired or signature_invalid.
+func Signature(svc *booking.Service) Guard {
+	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, body []byte) error {
+		if !c.Partner.RequireSignature {
+			return nil
+		}
+		err := security.VerifyRequest(svc.SigningSecrets(c.Partner), r.Header.Get(security.HeaderTimestamp),
+			r.Header.Get(security.HeaderSignature), r.Method, security.RequestTarget(r), body, svc.Clock.Now(), security.DefaultMaxSkew)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, security.ErrSignatureRequired):
+			return tradewind.Errorf(tradewind.ECodeSignatureRequired,
+				"This partner signs its requests: send the %s and %s headers.", security.HeaderTimestamp, security.HeaderSignature)
+		case errors.Is(err, security.ErrSignatureExpired):
+			return tradewind.Errorf(tradewind.ECodeSignatureExpired,
+				"%s must be within %v of the server time; check the client's clock.", security.HeaderTimestamp, security.DefaultMaxSkew)
+		case errors.Is(err, security.ErrSignatureInvalid):
+			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
+				"%s is not the hex HMAC-SHA256 of \"<timestamp>.<METHOD>.<path and query as sent>.<raw body>\".", security.HeaderSignature)
+		}
+		return err
+	}
+}
+
+// RateLimit returns the guard that spends one request of the partner's budget
+// (Partner.RateLimit per minute, all its keys together) from limiter, sets the
+// RateLimit-* headers on the response, and answers 429 rate_limited with Retry-After
+// when the budget is spent.
+func RateLimit(limiter ratelimit.Limiter) Guard {
+	return func(w http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
+		perMinute := c.Partner.RateLimit
+		if perMinute < 1 {
+			perMinute = booking.DefaultRateLimit
+		}
+		res, err := limiter.Allow(r.Context(), "partner:"+strconv.FormatInt(c.Partner.ID, 10), perMinute)
+		if err != nil {
+			return fmt.Errorf("rate limit of partner %d: %w", c.Partner.ID, err)
+		}
+		h := w.Header()
+		h.Set(HeaderRateLimitLimit, strconv.Itoa(res.Limit))
+		h.Set(HeaderRateLimitRemaining, strconv.Itoa(res.Remaining))
+		h.Set(HeaderRateLimitReset, strconv.Itoa(ceilSeconds(res.ResetAfter)))
+		if !res.Allowed {
+			return rateLimited(w, res.RetryAfterSeconds(), fmt.Sprintf("%d requests per minute", perMinute))
+		}
+		return nil
+	}
+}
+
+// ceilSeconds rounds d up to whole seconds.
+func ceilSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
+
+// rateLimited sets Retry-After and returns the 429 rate_limited error.
+func rateLimited(w http.ResponseWriter, retryAfter int, budget string) error {
+	w.Header().Set(HeaderRetryAfter, strconv.Itoa(retryAfter))
+	return tradewind.Errorf(tradewind.ECodeRateLimited, "Rate limit of %s exceeded; retry after %d seconds.", budget, retryAfter)
+}
+
+// AuthFailureLimit is the number of failed authentications per minute that
+// LimitAuthFailures allows one client address by default.
+const AuthFailureLimit = 60
+
+// LimitAuthFailures returns middleware that counts, per client address (an IPv6 address
+// by its /64), the partner API requests answered 401 (bad key or signature) in an
+// in-process limiter of perMinute per minute. Once an address has spent its budget, its
+// requests under Prefix are answered 429 rate_limited with Retry-After before their body
+// is read or their key looked up, until the budget allows one more failure. Requests that
+// authenticate spend nothing, so partners are limited only by their own budget.
+func LimitAuthFailures(trust security.ProxyTrust, perMinute int, now func() time.Time) func(http.Handler) http.Handler {
+	if now == nil {
+		now = time.Now
+	}
+	f := &authFailures{trust: trust, perMinute: perMinute, now: now, limiter: ratelimit.NewMemory(now), until: map[string]time.Time{}}
+	return f.middleware
+}
+
+// authFailures is the state of LimitAuthFailures: its limiter, and the addresses that
+// spent their budget with the time until which they are refused.
+type authFailures struct {
+	trust     security.ProxyTrust
+	perMinute int
+	now       func() time.Time
+	limiter   *ratelimit.Memory
+
+	mu        sync.Mutex
+	until     map[string]time.Time
+	lastSweep time.Time
+}
+
+func (f *authFailures) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isPartnerAPI(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		addr := f.clientKey(r)
+		if wait := f.blockedFor(addr); wait > 0 {
+			err := rateLimited(w, ceilSeconds(wait), fmt.Sprintf("%d failed authentications per minute from one address", f.perMinute))
+			writeError(w, r, discardLogger, err) // a *tradewind.Error is never logged
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status != http.StatusUnauthorized {
+			return
+		}
+		res, err := f.limiter.Allow(r.Context(), addr, f.perMinute)
+		if err == nil && !res.Allowed {
+			f.block(addr, res.RetryAfter)
+		}
+	})
+}
+
+// isPartnerAPI reports whether r is for the partner API (not /healthz, /readyz).
+func isPartnerAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, Prefix+"/") }
+
+var discardLogger = slog.New(slog.DiscardHandler)
+
+// clientKey returns the limiter key of r's client address: the address for IPv4, its /64
+// for IPv6 (one subscriber typically holds a whole /64).
+func (f *authFailures) clientKey(r *http.Request) string {
+	ip := f.trust.ClientIP(r)
+	if ip.Is6() {
+		return netip.PrefixFrom(ip, 64).Masked().String()
+	}
+	return ip.String()
+}
+
+// blockedFor returns how long addr is still refused, or 0.
+func (f *authFailures) blockedFor(addr string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	if now.Sub(f.lastSweep) >= time.Minute {
+		f.lastSweep = now
+		for a, t := range f.until {
+			if !t.After(now) {
+				delete(f.until, a)
+			}
+		}
+	}
+	return max(f.until[addr].Sub(now), 0)
+}
+
+// block refuses addr for d from now.
+func (f *authFailures) block(addr string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.until[addr] = f.now().Add(d)
+}
