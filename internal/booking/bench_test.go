@@ -3,6 +3,7 @@ package booking_test
 import (
 	"context"
 	"fmt"
+	"github.com/tradewind/tradewind"
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/apitest"
@@ -79,13 +80,5 @@ func BenchmarkBook(b *testing.B) {
 	}
 }
 
-func isSoldOut(err error) bool { return err != nil && fmt.Sprint(err) != "" && contains(err.Error(), "invalid_quote") }
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
-}
+// isSoldOut reports the 422 of a room whose allotment the benchmark used up.
+func isSoldOut(err error) bool { return tradewind.ErrorCode(err) == tradewind.ECodeInvalidQuote }
