@@ -68,10 +68,29 @@ func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string
 			decodeObject(val, target.Elem(), prefix+name+".", problems)
 			continue
 		}
+		if target.Kind() == reflect.Slice && target.Type().Elem().Kind() == reflect.Struct {
+			decodeArray(val, target, prefix+name, problems)
+			continue
+		}
 		if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s%s: must be %s", prefix, name, describe(target.Type())))
 		}
 	}
+}
+
+// decodeArray decodes a JSON array of objects into slice v element by element, so that
+// problems name their index ("travellers[1].age: unknown field").
+func decodeArray(raw []byte, v reflect.Value, path string, problems *[]string) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		*problems = append(*problems, path+": must be an array of objects")
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
+	for i, e := range elems {
+		decodeObject(e, out.Index(i), fmt.Sprintf("%s[%d].", path, i), problems)
+	}
+	v.Set(out)
 }
 
 func asSyntax(err error, syn **json.SyntaxError) bool {

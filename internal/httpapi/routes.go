@@ -16,6 +16,18 @@ func (s *Server) endpoints() []endpoint {
 		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel},
 		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability},
 
+		{"POST", "/activities/search", tradewind.ScopeAvailabilityRead, s.searchActivities},
+		{"GET", "/activities/{id}", tradewind.ScopeCatalogRead, s.getActivity},
+		{"POST", "/activities/availability", tradewind.ScopeAvailabilityRead, s.activityAvailability},
+
+		{"POST", "/rentals/search", tradewind.ScopeAvailabilityRead, s.searchRentals},
+		{"GET", "/rentals/{id}", tradewind.ScopeCatalogRead, s.getRental},
+		{"POST", "/rentals/availability", tradewind.ScopeAvailabilityRead, s.rentalAvailability},
+
+		{"POST", "/packages/search", tradewind.ScopeAvailabilityRead, s.searchPackages},
+		{"GET", "/packages/{id}", tradewind.ScopeCatalogRead, s.getPackage},
+		{"POST", "/packages/availability", tradewind.ScopeAvailabilityRead, s.packageAvailability},
+
 		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook},
 		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings},
 		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book},
