@@ -115,6 +115,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// For returns a view of the environment that reports failures to tb, for subtests and
+// fuzz targets that share one server.
+func (e *Env) For(tb testing.TB) *Env {
+	c := *e
+	c.TB = tb
+	return &c
+}
+
 // LogText returns everything logged so far.
 func (e *Env) LogText() string {
 	e.logMu.Lock()
