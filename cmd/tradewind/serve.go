@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
@@ -99,11 +101,13 @@ func (c *serveCmd) Run(e *env) error {
 
 // server is a configured partner API listener and its background workers.
 type server struct {
-	cmd      *serveCmd
-	handler  http.Handler
-	tls      bool
-	workers  []func(ctx context.Context)
-	shutdown []func()
+	cmd       *serveCmd
+	handler   http.Handler
+	tls       bool
+	tlsConfig *tls.Config       // certificates and client-certificate policy when tls is set
+	metrics   *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
+	workers   []func(ctx context.Context)
+	shutdown  []func()
 }
 
 // build wires the partner API from the flags.
@@ -129,6 +133,7 @@ func (s *server) run(e *env) error {
 	}
 	hs := &http.Server{
 		Handler:           s.handler,
+		TLSConfig:         s.tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

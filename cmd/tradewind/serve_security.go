@@ -1,13 +1,158 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/metrics"
+	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
+)
+
+// Redis client settings for the rate limiter, which every request waits for: a slow or
+// absent Redis must cost milliseconds, after which the limiter fails open.
+const (
+	redisTimeout       = 200 * time.Millisecond
+	redisDialerRetries = 1
+	redisMaxRetries    = -1 // no retries
 )
 
 // wireSecurity adds the contract protections (IP allowlist, mTLS, signing, rate
 // limits), TLS and the admin listener to the server.
 func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+	trust, err := security.ParseTrustedProxies(strings.Split(c.TrustedProxies, ","))
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w (want comma-separated addresses or CIDRs)", err)
+	}
+	if err := c.wireTLS(srv); err != nil {
+		return err
+	}
+	limiter, err := c.rateLimiter(e, srv)
+	if err != nil {
+		return err
+	}
+	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(svc, trust, limiter)...)
+	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	srv.metrics = metrics.New(reg)
+	cfg.Observe = srv.metrics.Request
+	cfg.BookingCreated = srv.metrics.BookingCreated
+	return c.wireAdmin(e, srv, reg)
+}
+
+// wireTLS configures HTTPS from --tls-cert and --tls-key and, with --client-ca, asks for
+// client certificates and verifies those given (partners without mTLS still connect).
+func (c *serveCmd) wireTLS(srv *server) error {
+	if c.TLSCert == "" && c.TLSKey == "" {
+		if c.ClientCA != "" {
+			return errors.New("--client-ca needs --tls-cert and --tls-key: client certificates are verified only over HTTPS")
+		}
+		return nil
+	}
+	if c.TLSCert == "" || c.TLSKey == "" {
+		return errors.New("--tls-cert and --tls-key must be given together")
+	}
+	cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+	if err != nil {
+		return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	if c.ClientCA != "" {
+		pem, err := os.ReadFile(c.ClientCA)
+		if err != nil {
+			return fmt.Errorf("--client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("--client-ca %s: no PEM certificate found", c.ClientCA)
+		}
+		tc.ClientCAs, tc.ClientAuth = pool, tls.VerifyClientCertIfGiven
+	}
+	srv.tls, srv.tlsConfig = true, tc
+	return nil
+}
+
+// rateLimiter returns the partner rate limiter: with --redis, a budget shared through
+// Redis that fails open to this server's memory while Redis is unavailable; else the
+// in-process limiter alone.
+func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
+	local := ratelimit.NewMemory(e.clock.Now)
+	if c.Redis == "" {
+		return local, nil
+	}
+	opts, err := redis.ParseURL(c.Redis)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w (want redis://[:password@]host:6379/0)", err)
+	}
+	// Short timeouts unless the URL sets its own (dial_timeout=…, read_timeout=…).
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = redisTimeout
+	}
+	if opts.ReadTimeout == 0 {
+		opts.ReadTimeout = redisTimeout
+	}
+	if opts.WriteTimeout == 0 {
+		opts.WriteTimeout = redisTimeout
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = redisMaxRetries
+	}
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = redisDialerRetries
+	}
+	client := redis.NewClient(opts)
+	srv.shutdown = append(srv.shutdown, func() { _ = client.Close() })
+	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", opts.Addr)
+	return ratelimit.NewFailOpen(ratelimit.NewRedis(client), e.logger, local), nil
+}
+
+// wireAdmin starts, with --admin-addr, a separate listener serving /metrics.
+func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) error {
+	if c.AdminAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", c.AdminAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (choose another --admin-addr)", c.AdminAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler(reg))
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(e.stdout, "Metrics served at http://%s/metrics\n", ln.Addr())
+	srv.workers = append(srv.workers, func(context.Context) {
+		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			e.logger.Error("admin listener stopped", "err", err)
+		}
+	})
+	srv.shutdown = append(srv.shutdown, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	})
 	return nil
 }

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// secResponse is what secCall read from the API.
+type secResponse struct {
+	status int
+	header http.Header
+	code   string
+	body   string
+}
+
+// secCall sends a request with the key through client and reads the envelope's code.
+func secCall(t *testing.T, client *http.Client, method, url, key string, body io.Reader, header map[string]string) secResponse {
+	t.Helper()
+	r, err := secDo(client, method, url, key, body, header)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return r
+}
+
+// secDo is secCall for other goroutines: it returns the error instead of failing.
+func secDo(client *http.Client, method, url, key string, body io.Reader, header map[string]string) (secResponse, error) {
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		return secResponse{}, err
+	}
+	if key != "" {
+		req.Header.Set("auth-api-key", key)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return secResponse{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	var env struct{ Code string }
+	_ = json.Unmarshal(raw, &env)
+	return secResponse{resp.StatusCode, resp.Header, env.Code, string(raw)}, err
+}
+
+// secIssueKey creates a partner with the flags and returns a new test key of it.
+func secIssueKey(t *testing.T, dsn, name string, flags ...string) string {
+	t.Helper()
+	var p map[string]any
+	mustJSON(t, dsn, &p, append([]string{"partner", "create", "--name", name}, flags...)...)
+	var k struct{ Key string }
+	mustJSON(t, dsn, &k, "key", "issue", "--partner", name, "--mode", "test")
+	return k.Key
+}
+
+// secWrite writes data to a new file in dir and returns its path.
+func secWrite(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var metricsAt = regexp.MustCompile(`Metrics served at (http://\S+)`)
+
+func TestServeTLSClientCertificatesAndMetrics(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	dir := t.TempDir()
+	ca := apitest.NewCA(t)
+	srvCert, clientCert := ca.IssueServer(t), ca.IssueClient(t, "acme")
+	acme := secIssueKey(t, dsn, "acme", "--require-mtls")
+	open := secIssueKey(t, dsn, "open")
+
+	s := startServe(t, dsn, "--tls-cert", secWrite(t, dir, "server.pem", srvCert.CertPEM),
+		"--tls-key", secWrite(t, dir, "server.key", srvCert.KeyPEM), "--client-ca", secWrite(t, dir, "ca.pem", ca.PEM),
+		"--admin-addr", "127.0.0.1:0")
+	if !strings.HasPrefix(s.base, "https://127.0.0.1:") {
+		t.Fatalf("serving %s, want https", s.base)
+	}
+	anonymous := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}}
+	withCert := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{clientCert.TLS}}}}
+	t.Cleanup(anonymous.CloseIdleConnections)
+	t.Cleanup(withCert.CloseIdleConnections)
+
+	if r := secCall(t, anonymous, "GET", s.base+"/meta/ping", acme, nil, nil); r.status != 403 || r.code != "mtls_required" {
+		t.Errorf("mTLS partner without a certificate: %d %s", r.status, r.body)
+	}
+	r := secCall(t, withCert, "GET", s.base+"/meta/ping", acme, nil, nil)
+	if r.status != 200 || r.header.Get("RateLimit-Limit") != "120" {
+		t.Errorf("mTLS partner with a certificate: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := secCall(t, anonymous, "GET", s.base+"/meta/ping", open, nil, nil); r.status != 200 {
+		t.Errorf("partner without mTLS, no certificate: %d %s", r.status, r.body)
+	}
+	origin := strings.TrimSuffix(s.base, "/api/partner/v1")
+	if r := secCall(t, anonymous, "GET", origin+"/metrics", "", nil, nil); r.status != 404 {
+		t.Errorf("/metrics on the partner listener: %d", r.status)
+	}
+
+	m := metricsAt.FindStringSubmatch(s.out.String())
+	if m == nil {
+		t.Fatalf("no metrics address printed:\n%s", s.out.String())
+	}
+	text := secCall(t, http.DefaultClient, "GET", m[1], "", nil, nil).body
+	for _, want := range []string{
+		`tradewind_http_requests_total{partner="1",route="GET /meta/ping",status="403"} 1`,
+		`tradewind_http_requests_total{partner="1",route="GET /meta/ping",status="200"} 1`,
+		`tradewind_http_requests_total{partner="2",route="GET /meta/ping",status="200"} 1`,
+		`tradewind_http_request_duration_seconds_count{route="GET /meta/ping"} 3`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, text)
+		}
+	}
+}
+
+func TestServeSecurityFlagErrors(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	dir := t.TempDir()
+	ca := apitest.NewCA(t)
+	cert := ca.IssueServer(t)
+	certFile, keyFile := secWrite(t, dir, "c.pem", cert.CertPEM), secWrite(t, dir, "k.pem", cert.KeyPEM)
+	caFile := secWrite(t, dir, "ca.pem", ca.PEM)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--client-ca", caFile}, "--client-ca needs --tls-cert and --tls-key"},
+		{[]string{"--tls-cert", certFile}, "--tls-cert and --tls-key must be given together"},
+		{[]string{"--tls-cert", certFile, "--tls-key", caFile}, "--tls-cert/--tls-key"},
+		{[]string{"--tls-cert", certFile, "--tls-key", keyFile, "--client-ca", keyFile}, "no PEM certificate"},
+		{[]string{"--trusted-proxies", "10.0.0.0/8,nonsense"}, "--trusted-proxies"},
+		{[]string{"--redis", "http://127.0.0.1:6379"}, "--redis"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err := run(ctx, append([]string{"--db", dsn, "serve", "--addr", "127.0.0.1:0"}, tt.args...),
+			func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("serve %v: %v, want an error with %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// secRedisAddr is the Redis the tests use: TRADEWIND_TEST_REDIS_ADDR or the local default.
+func secRedisAddr() string {
+	if a := os.Getenv("TRADEWIND_TEST_REDIS_ADDR"); a != "" {
+		return a
+	}
+	return "127.0.0.1:6379"
+}
+
+// TestServeRedisSharedBudget runs two servers over one database and one Redis: the
+// partner's budget is shared, whichever server answers.
+func TestServeRedisSharedBudget(t *testing.T) {
+	t.Parallel()
+	const redisDB = 15 // a database of its own, so that no other rate:partner:1 is touched
+	admin := redis.NewClient(&redis.Options{Addr: secRedisAddr(), DB: redisDB})
+	t.Cleanup(func() { admin.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := admin.Ping(ctx).Err(); err != nil {
+		t.Fatalf("Redis at %s is required (set TRADEWIND_TEST_REDIS_ADDR): %v", secRedisAddr(), err)
+	}
+	dsn := storetest.SQLiteDSN(t)
+	key := secIssueKey(t, dsn, "shared", "--rate-limit", "3")
+	clear := func() { admin.Del(context.Background(), "rate:partner:1") }
+	clear()
+	t.Cleanup(clear)
+
+	redisURL := fmt.Sprintf("redis://%s/%d", secRedisAddr(), redisDB)
+	a, b := startServe(t, dsn, "--redis", redisURL), startServe(t, dsn, "--redis", redisURL)
+	for i, s := range []*runningServer{a, b, a} {
+		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != 200 ||
+			r.header.Get("RateLimit-Remaining") != fmt.Sprint(2-i) {
+			t.Errorf("request %d: %d remaining %q", i+1, r.status, r.header.Get("RateLimit-Remaining"))
+		}
+	}
+	for _, s := range []*runningServer{b, a} {
+		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != 429 || r.code != "rate_limited" ||
+			r.header.Get("Retry-After") == "" {
+			t.Errorf("over budget: %d %v %s", r.status, r.header, r.body)
+		}
+	}
+}
+
+// TestServeRedisUnreachableFailsOpen checks that an unreachable --redis costs only a
+// short timeout and the server keeps answering, limiting on its own.
+func TestServeRedisUnreachableFailsOpen(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port that accepts and never answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := make(chan net.Conn, 100)
+	t.Cleanup(func() {
+		ln.Close()
+		close(conns)
+		for c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case conns <- c:
+			default:
+				c.Close()
+			}
+		}
+	}()
+	dsn := storetest.SQLiteDSN(t)
+	key := secIssueKey(t, dsn, "open", "--rate-limit", "2")
+	s := startServe(t, dsn, "--redis", "redis://"+ln.Addr().String()+"/0")
+	start := time.Now()
+	for i, want := range []int{200, 200, 429} {
+		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != want {
+			t.Errorf("request %d: %d, want %d: %s", i+1, r.status, want, r.body)
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("three requests with Redis hanging took %v", d)
+	}
+}
+
+// TestServeGracefulShutdown starts a request, shuts the server down while its body is
+// still being sent, and checks that the request is answered in full and serve returns.
+// It also checks the header size limit.
+func TestServeGracefulShutdown(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	key := secIssueKey(t, dsn, "acme")
+	s := startServe(t, dsn)
+
+	if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil,
+		map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}); r.status != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("80 KiB of headers: %d, want 431", r.status)
+	}
+
+	body := fmt.Sprintf(`{"destination":"Lisbon","check_in":%q,"check_out":%q}`, dayFromNow(10), dayFromNow(12))
+	pr, pw := io.Pipe()
+	type result struct {
+		secResponse
+		err error
+	}
+	done := make(chan result, 1)
+	// With Expect: 100-continue the client sends the body only once the handler reads it,
+	// so the first Write returns when the request is being served.
+	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
+	t.Cleanup(client.CloseIdleConnections)
+	go func() {
+		r, err := secDo(client, "POST", s.base+"/hotels/search", key, pr, map[string]string{"Expect": "100-continue"})
+		done <- result{r, err}
+	}()
+	if _, err := pw.Write([]byte(body[:10])); err != nil {
+		t.Fatal(err)
+	}
+
+	s.cancel()
+	u, _ := url.Parse(s.base)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", u.Host, time.Second)
+		if err != nil {
+			break // the listener is closed: shutdown has begun
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the server still accepts connections after shutdown began")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-s.done:
+		t.Fatalf("serve returned (%v) with a request in flight", err)
+	default:
+	}
+
+	if _, err := pw.Write([]byte(body[10:])); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	if r := <-done; r.err != nil || r.status != 200 || !strings.Contains(r.body, `"success":true`) {
+		t.Errorf("in-flight request: %v %d %s", r.err, r.status, r.body)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		s.done <- err // for the cleanup's stop
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not return after the last request")
+	}
+}
