@@ -26,9 +26,15 @@ func creditOf(t *testing.T, env *apitest.Env, partnerID int64) int64 {
 // soldOf returns the rooms sold of a room type on one day.
 func soldOf(t *testing.T, env *apitest.Env, roomID int64, day string) int {
 	t.Helper()
-	rows, err := env.Store.InventoryList(context.Background(), store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{roomID}, From: day, To: day})
+	return soldAt(t, env, store.UnitRoom, roomID, day)
+}
+
+// soldAt returns what one inventory unit of a kind has sold on one day.
+func soldAt(t *testing.T, env *apitest.Env, kind string, unitID int64, day string) int {
+	t.Helper()
+	rows, err := env.Store.InventoryList(context.Background(), store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
 	if err != nil || len(rows) != 1 {
-		t.Fatalf("inventory %d %s: %v %v", roomID, day, rows, err)
+		t.Fatalf("inventory %s %d %s: %v %v", kind, unitID, day, rows, err)
 	}
 	return rows[0].Sold
 }
