@@ -400,7 +400,7 @@ func TestDepartureNoOversell(t *testing.T) {
 	t.Parallel()
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := newProductsEnv(t, o)
-		oversell(t, 20, 4, func(i int) *apitest.Response {
+		created := oversell(t, 20, 4, func(i int) *apitest.Response {
 			q := withTravellers(fixedQuote(apitest.DepartureSoon, 1, 0, 0), 1, 0, 0)
 			return env.Book(p.LiveKey, fmt.Sprint("dep-", i), withGuest(q))
 		})
@@ -410,5 +410,11 @@ func TestDepartureNoOversell(t *testing.T) {
 		if used := creditOf(t, env, p.ID); used != 4*50000 {
 			t.Errorf("credit used %d, want %d", used, 4*50000)
 		}
+		// Cancelling one gives its seat back to the next booking.
+		cancelBooking(env, p.LiveKey, created[0]["reference"].(string)).Expect(t, 200, "")
+		if sold := soldAt(t, env, store.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)); sold != 3 {
+			t.Errorf("after cancel: sold %d of 4", sold)
+		}
+		bookOK(t, env, p.LiveKey, "dep-again", withTravellers(fixedQuote(apitest.DepartureSoon, 1, 0, 0), 1, 0, 0))
 	})
 }

@@ -228,6 +228,11 @@ func TestPackageAvailability(t *testing.T) {
 		wantRaw(t, avail(map[string]any{"package_id": apitest.PackageOpen, "travel_date": apitest.Day(5), "adults": 7}).Expect(t, 200, ""),
 			`"departure_id":null`, `"available":false,"seats_left":6,"instant_confirmation":false`, `"package_price":2100.00`, `"addons":[]`)
 		wantRaw(t, avail(map[string]any{"package_id": apitest.PackageOpen, "travel_date": apitest.Day(120)}).Expect(t, 200, ""), `"available":false,"seats_left":0`)
+		// Markup rounds each person line: 500.00 × 1.125 = 562.50, 350.00 × 1.125 = 393.75,
+		// and the dinner 45.05 × 1.125 = 50.68125 → 50.68 a person.
+		m := env.NewPartner("resell", booking.PartnerParams{PricingMode: ptr("markup"), MarkupPercent: ptr("12.5")})
+		wantRaw(t, env.Post(m.TestKey, "/packages/availability", fixed).Expect(t, 200, ""), `"package_price":1518.75`,
+			`"price_per_person":50.68,"persons":3,"total_price":152.04`, `"total_price":1670.79,"currency":"EUR","pricing_mode":"markup"`)
 
 		for _, c := range []struct {
 			body map[string]any
