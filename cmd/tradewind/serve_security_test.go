@@ -167,25 +167,17 @@ func TestServeSecurityFlagErrors(t *testing.T) {
 	}
 }
 
-// secRedisAddr is the Redis the tests use: TRADEWIND_TEST_REDIS_ADDR or the local default.
-func secRedisAddr() string {
-	if a := os.Getenv("TRADEWIND_TEST_REDIS_ADDR"); a != "" {
-		return a
-	}
-	return "127.0.0.1:6379"
-}
-
 // TestServeRedisSharedBudget runs two servers over one database and one Redis: the
 // partner's budget is shared, whichever server answers.
 func TestServeRedisSharedBudget(t *testing.T) {
 	t.Parallel()
 	const redisDB = 15 // a database of its own, so that no other rate:partner:1 is touched
-	admin := redis.NewClient(&redis.Options{Addr: secRedisAddr(), DB: redisDB})
+	admin := redis.NewClient(&redis.Options{Addr: apitest.RedisAddr(), DB: redisDB})
 	t.Cleanup(func() { admin.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := admin.Ping(ctx).Err(); err != nil {
-		t.Fatalf("Redis at %s is required (set TRADEWIND_TEST_REDIS_ADDR): %v", secRedisAddr(), err)
+		t.Fatalf("Redis at %s is required (set TRADEWIND_TEST_REDIS_ADDR): %v", apitest.RedisAddr(), err)
 	}
 	dsn := storetest.SQLiteDSN(t)
 	key := secIssueKey(t, dsn, "shared", "--rate-limit", "3")
@@ -193,7 +185,7 @@ func TestServeRedisSharedBudget(t *testing.T) {
 	clear()
 	t.Cleanup(clear)
 
-	redisURL := fmt.Sprintf("redis://%s/%d", secRedisAddr(), redisDB)
+	redisURL := fmt.Sprintf("redis://%s/%d", apitest.RedisAddr(), redisDB)
 	a, b := startServe(t, dsn, "--redis", redisURL), startServe(t, dsn, "--redis", redisURL)
 	for i, s := range []*runningServer{a, b, a} {
 		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != 200 ||

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -414,20 +413,11 @@ func TestRateLimit(t *testing.T) {
 	})
 }
 
-// redisTestAddr is the Redis the tests use: TRADEWIND_TEST_REDIS_ADDR or the local
-// default. These tests never skip: CI starts Redis.
-func redisTestAddr() string {
-	if a := os.Getenv("TRADEWIND_TEST_REDIS_ADDR"); a != "" {
-		return a
-	}
-	return "127.0.0.1:6379"
-}
-
 // secRedis returns a client of the test Redis with the production timeouts, failing the
 // test if Redis does not answer.
 func secRedis(tb testing.TB, dialer func(ctx context.Context, network, addr string) (net.Conn, error)) *redis.Client {
 	tb.Helper()
-	c := redis.NewClient(&redis.Options{Addr: redisTestAddr(), Dialer: dialer, DialTimeout: 200 * time.Millisecond,
+	c := redis.NewClient(&redis.Options{Addr: apitest.RedisAddr(), Dialer: dialer, DialTimeout: 200 * time.Millisecond,
 		ReadTimeout: 200 * time.Millisecond, DialerRetries: 1, MaxRetries: -1})
 	tb.Cleanup(func() { c.Close() })
 	return c
@@ -441,7 +431,7 @@ func secNamespace(tb testing.TB) (string, *redis.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := admin.Ping(ctx).Err(); err != nil {
-		tb.Fatalf("Redis at %s is required (set TRADEWIND_TEST_REDIS_ADDR to use another): %v", redisTestAddr(), err)
+		tb.Fatalf("Redis at %s is required (set TRADEWIND_TEST_REDIS_ADDR to use another): %v", apitest.RedisAddr(), err)
 	}
 	ns := fmt.Sprintf("tradewind-test:%s:%d:", strings.ReplaceAll(tb.Name(), "/", ":"), time.Now().UnixNano())
 	tb.Cleanup(func() {
