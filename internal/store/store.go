@@ -185,4 +185,33 @@ type Querier interface {
 	EventCreate(ctx context.Context, e *tradewind.Event) error
 	// SubscriberPartnerIDs returns the partners with an active subscription to eventType.
 	SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error)
+
+	// SubscriptionCreate inserts an active subscription. ErrConflict when the partner
+	// has p.MaxActive active ones already; run it in InTx, where it locks the partner's
+	// row, for the limit to hold under concurrency.
+	SubscriptionCreate(ctx context.Context, p SubscriptionCreateParams) (*Subscription, error)
+	// SubscriptionList returns the partner's active subscriptions, oldest first.
+	SubscriptionList(ctx context.Context, partnerID int64) ([]*Subscription, error)
+	// SubscriptionCountActive counts the partner's active subscriptions.
+	SubscriptionCountActive(ctx context.Context, partnerID int64) (int, error)
+	// SubscriptionDelete deactivates the partner's subscription (soft delete) and fails
+	// its pending deliveries. ErrNotFound when it is not the partner's or already deleted.
+	SubscriptionDelete(ctx context.Context, p SubscriptionDeleteParams) error
+
+	// DeliveryClaimDue leases up to p.Limit pending deliveries that are due and not
+	// leased, in one statement (PostgreSQL skips rows another claim holds), so that
+	// each is sent by one dispatcher at a time; a lease that expires is claimed again.
+	DeliveryClaimDue(ctx context.Context, p DeliveryClaimParams) ([]*ClaimedDelivery, error)
+	// DeliveryRecordAttempt records an attempt and, if the lease of p.ClaimToken still
+	// holds, moves the delivery to p.Status and releases it; false when the lease was
+	// lost. Run it in InTx so that both writes commit together.
+	DeliveryRecordAttempt(ctx context.Context, p DeliveryAttemptParams) (bool, error)
+	// DeliveryList returns the deliveries matching f, newest first.
+	DeliveryList(ctx context.Context, f DeliveryFilter) ([]*Delivery, error)
+	// AttemptList returns the attempts of the given deliveries, oldest first.
+	AttemptList(ctx context.Context, deliveryIDs []int64) ([]*DeliveryAttempt, error)
+	// DeliveryRedeliver makes the event due again at p.Now for every active subscription
+	// that had a delivery of it: a pending delivery is made due, a finished one gets a
+	// new pending delivery. It returns how many are due. ErrNotFound for an unknown event.
+	DeliveryRedeliver(ctx context.Context, p DeliveryRedeliverParams) (int, error)
 }

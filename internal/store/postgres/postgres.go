@@ -25,10 +25,12 @@ func pgCode(err error) string {
 
 // Dialect is PostgreSQL's way with the shared SQL store.
 var Dialect = sqlstore.Dialect{
-	Name:        "postgres",
-	Goose:       goose.DialectPostgres,
-	IsConflict:  func(err error) bool { return pgCode(err) == "23505" },
-	IsRetryable: func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
+	Name:                "postgres",
+	Goose:               goose.DialectPostgres,
+	IsConflict:          func(err error) bool { return pgCode(err) == "23505" },
+	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
+	ForUpdate:           " FOR UPDATE",
+	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

@@ -29,6 +29,10 @@ var Dialect = sqlstore.Dialect{
 		var e *sqlite.Error
 		return errors.As(err, &e) && (e.Code()&0xff == sqlite3.SQLITE_BUSY || e.Code()&0xff == sqlite3.SQLITE_LOCKED)
 	},
+	// Every transaction takes the write lock at BEGIN (_txlock=immediate), and a single
+	// statement holds it while it runs: there are no row locks to take.
+	ForUpdate:           "",
+	ForUpdateSkipLocked: "",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -28,6 +28,12 @@ type Dialect struct {
 	IsConflict func(error) bool
 	// IsRetryable reports a transaction aborted for concurrency that may be run again.
 	IsRetryable func(error) bool
+	// ForUpdate locks the rows a SELECT reads until the transaction ends (" FOR UPDATE");
+	// empty where every transaction holds the database's write lock (SQLite).
+	ForUpdate string
+	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
+	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
+	ForUpdateSkipLocked string
 }
 
 // DB is a store.Store over one *sql.DB.

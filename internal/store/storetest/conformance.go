@@ -24,6 +24,10 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Prebooks":    exercisePrebooks,
 		"TxRollback":  exerciseTxRollback,
 		"Events":      exerciseEvents,
+		// Webhook subscriptions and deliveries: webhooks.go.
+		"Subscriptions":  exerciseSubscriptions,
+		"Deliveries":     exerciseDeliveries,
+		"DeliveryClaims": exerciseDeliveryClaims,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {

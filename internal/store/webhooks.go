@@ -1,0 +1,108 @@
+package store
+
+import (
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+// Delivery states: pending until a 2xx answer (succeeded) or the retry schedule is
+// spent (failed).
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	DeliveryFailed    = "failed"
+)
+
+// SubscriptionCreateParams describe a new webhook subscription.
+type SubscriptionCreateParams struct {
+	PartnerID  int64
+	URL        string
+	EventTypes []string
+	Secret     string
+	CreatedAt  time.Time
+	// MaxActive refuses the subscription with ErrConflict when the partner already has
+	// that many active ones; 0 sets no limit.
+	MaxActive int
+}
+
+// SubscriptionDeleteParams name the partner's subscription to delete and when.
+type SubscriptionDeleteParams struct {
+	PartnerID int64
+	ID        int64
+	At        time.Time
+}
+
+// DeliveryClaimParams select the deliveries due at Now and lease at most Limit of them
+// until Now + Lease.
+type DeliveryClaimParams struct {
+	Now   time.Time
+	Lease time.Duration
+	Limit int
+}
+
+// ClaimedDelivery is a delivery leased to one dispatcher, with what it needs to send it.
+type ClaimedDelivery struct {
+	ID             int64
+	ClaimToken     string // proves the lease when the attempt is recorded
+	Attempts       int    // attempts recorded before this one
+	Event          tradewind.Event
+	PartnerName    string
+	SubscriptionID int64
+	URL            string
+	Secret         string
+}
+
+// DeliveryAttemptParams record one attempt of a leased delivery and its next state.
+type DeliveryAttemptParams struct {
+	DeliveryID      int64
+	ClaimToken      string
+	At              time.Time
+	StatusCode      int // the receiver's HTTP status, 0 when none was received
+	Error           string
+	ResponseSnippet string
+	Duration        time.Duration
+	Status          string    // DeliveryPending (retry at NextAttemptAt), DeliverySucceeded or DeliveryFailed
+	NextAttemptAt   time.Time // when Status is DeliveryPending
+}
+
+// DeliveryFilter selects deliveries for the operator, newest first.
+type DeliveryFilter struct {
+	PartnerID int64  // 0: every partner
+	EventID   string // "": every event
+	Status    string // "": every state
+	Limit     int    // 0: no limit
+}
+
+// Delivery is one event's delivery to one subscription.
+type Delivery struct {
+	ID             int64
+	EventID        string
+	EventType      string
+	PartnerID      int64
+	SubscriptionID int64
+	URL            string
+	Status         string
+	Attempts       int
+	NextAttemptAt  time.Time
+	LastError      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// DeliveryAttempt is one recorded attempt of a delivery.
+type DeliveryAttempt struct {
+	ID              int64
+	DeliveryID      int64
+	AttemptedAt     time.Time
+	StatusCode      int
+	Error           string
+	ResponseSnippet string
+	Duration        time.Duration
+}
+
+// DeliveryRedeliverParams name the event to deliver again and when it is due.
+type DeliveryRedeliverParams struct {
+	EventID string
+	Now     time.Time
+}
