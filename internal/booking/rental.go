@@ -242,10 +242,12 @@ func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("rental_id", q.RentalID)
 	p.positiveID("space_id", q.SpaceID)
-	if q.Guests == 0 {
+	guests := q.Guests
+	if guests == 0 {
 		p.add("guests is required")
+		guests = 1 // reported once, not again as out of range
 	}
-	validateRentalStay(&p, q.CheckIn, q.CheckOut, max(q.Guests, 1), today)
+	validateRentalStay(&p, q.CheckIn, q.CheckOut, guests, today)
 	p.party(q.Adults, q.Children, q.Infants)
 	if q.Guests > 0 && q.Adults+q.Children > q.Guests {
 		p.add("guests: %d is fewer than adults + children (%d)", q.Guests, q.Adults+q.Children)

@@ -278,6 +278,7 @@ func TestProductInputErrors(t *testing.T) {
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 3, "guests": 2},
 				[]string{"rental_id is required", "space_id is required", "check_in is required", "guests: 2 is fewer than adults + children (3)"}},
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 1}, []string{"guests is required"}},
+			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 1, "guests": -1}, []string{"guests: -1 is outside 1–60"}},
 			{"/bookings/prebook", map[string]any{"product_type": "package", "travel_date": "soon"},
 				[]string{"package_id is required", `travel_date: "soon" is not a date`, "adults: 0"}},
 			{"/bookings/prebook", withTravellers(activityQuote(apitest.ActivityTram, 1, 1, 0, 0), 1, 0, 0), []string{"travellers: only package"}},
