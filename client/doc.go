@@ -1,4 +1,51 @@
-// Package client is the Go SDK for the Tradewind Partner Integration API: it holds what a
-// partner's own Go code imports, starting with the verification of webhook deliveries
-// (SignWebhook, VerifyWebhook, ParseWebhook).
+// Package client is the Go SDK for the Tradewind Partner Integration API: typed calls for
+// every endpoint, and the verification of webhook deliveries.
+//
+// # Calls
+//
+// New makes a Client of one API key; the key decides whether requests are test or live:
+//
+//	c := client.New("https://api.tradewind.example", os.Getenv("TRADEWIND_KEY"))
+//	found, err := c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: "2027-03-08", CheckOut: "2027-03-10"})
+//
+// The flow is search (SearchHotels, SearchActivities, SearchRentals, SearchPackages),
+// the item's record (GetHotel, …), its live availability (HotelAvailability, …), Prebook
+// (locks the price for 15 minutes), Book, then GetBooking, ListBookings or AllBookings,
+// and CancelBooking. Webhook subscriptions are managed with ListWebhooks, CreateWebhook and
+// DeleteWebhook. Every call takes a context and returns the answer's data as a typed value.
+//
+// Money is an Amount: the decimal text the API sent, never a float64.
+//
+// # Errors
+//
+// An error answer is an *Error carrying the HTTP status, the API's code and message, the
+// per-field problems and the request id; IsCode tests the code:
+//
+//	if client.IsCode(err, client.CodeInvalidQuote) { … }
+//
+// # Retries and idempotency
+//
+// Every call is retried after a 429 rate_limited answer, once its Retry-After has passed
+// (such a request had no effect). Calls that are safe to repeat — reads, searches,
+// availability, Prebook (which only issues another token) and Book — are also retried
+// after network errors and 502, 503 or 504 answers, with exponential backoff. CancelBooking,
+// CreateWebhook and DeleteWebhook are not: after a network error, read the state back. No
+// retry waits past the context's deadline. WithRetry sets the number of attempts.
+//
+// Book sends an Idempotency-Key: the request's own, or a random one it stores in the
+// request, reused by every retry. Booking the same request value again therefore
+// returns the first booking (BookResult.Replayed) instead of booking twice.
+//
+// # Request signing
+//
+// When the partner's contract requires signed requests, WithSigningSecret signs every
+// request with the partner's signing secret (X-Partner-Timestamp, X-Partner-Signature).
+//
+// # Webhooks
+//
+// ParseWebhook (or VerifyWebhook on a body already read) checks a delivery's signature
+// with the subscription's secret and decodes the event; SignWebhook computes a signature.
+//
+// The API reference, generated from its OpenAPI 3.1 document, is served by every
+// Tradewind server at /api/partner/v1/docs.
 package client

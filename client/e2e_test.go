@@ -1,0 +1,400 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/client"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// contractTransport checks every response the SDK receives against the OpenAPI document,
+// as apitest does for its own requests.
+type contractTransport struct {
+	tb   testing.TB
+	next http.RoundTripper
+}
+
+func (t contractTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if apitest.ValidateResponse != nil {
+		apitest.ValidateResponse(t.tb, req, resp.StatusCode, resp.Header, body)
+	}
+	return resp, nil
+}
+
+// sdk returns an SDK client of env's server with key, its responses contract-checked.
+func sdk(tb testing.TB, env *apitest.Env, key string, opts ...client.Option) *client.Client {
+	hc := &http.Client{Transport: contractTransport{tb: tb, next: env.Server.Client().Transport}, Timeout: 30 * time.Second}
+	return client.New(env.Server.URL, key, append([]client.Option{client.WithHTTPClient(hc)}, opts...)...)
+}
+
+// demoEnv starts the API over the demo catalog with one net-pricing partner.
+func demoEnv(t *testing.T, o storetest.Opener, opts ...apitest.Option) (*apitest.Env, *apitest.Partner) {
+	t.Helper()
+	env := apitest.New(t, o, opts...)
+	env.Import(catalog.Demo(apitest.Start))
+	return env, env.NewPartner("acme", booking.PartnerParams{})
+}
+
+// must returns v, failing the test given to the returned func if err is not nil:
+// must(c.Ping(ctx))(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(tb testing.TB) T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v
+	}
+}
+
+var guest = client.Guest{Name: "Ana Silva", Email: "ana@example.com"}
+
+// poNumber numbers the partner references of the tests' bookings.
+var poNumber atomic.Int64
+
+// bookAndCancel books q live from a prebook, checks the replay, reads, lists and cancels
+// the booking, and returns it.
+func bookAndCancel(t *testing.T, c *client.Client, q client.Quote, wantStatus string) *client.BookResult {
+	t.Helper()
+	ctx := context.Background()
+	pb := must(c.Prebook(ctx, &q))(t)
+	if pb.TotalPrice == "" || pb.ExpiresAt.IsZero() || pb.ProductType != q.ProductType {
+		t.Fatalf("prebook = %+v", pb)
+	}
+	ref := fmt.Sprintf("PO-%s-%d", q.ProductType, poNumber.Add(1))
+	req := &client.BookRequest{PrebookToken: pb.PrebookToken, Guest: guest, PartnerReference: ref}
+	req.Travellers = q.Travellers
+	b := must(c.Book(ctx, req))(t)
+	if b.Replayed || b.Status != wantStatus || b.TotalPrice != pb.TotalPrice || b.IdempotencyKey == "" ||
+		b.ProductType != q.ProductType || b.PartnerReference != ref || b.Details.GuestName != guest.Name {
+		t.Fatalf("book = %+v", b)
+	}
+	again := must(c.Book(ctx, req))(t) // same request, same key: the same booking
+	if !again.Replayed || again.Reference != b.Reference {
+		t.Fatalf("replay = %+v, want %s", again, b.Reference)
+	}
+	got := must(c.GetBooking(ctx, b.Reference))(t)
+	if got.Reference != b.Reference || got.Status != wantStatus {
+		t.Fatalf("get = %+v", got)
+	}
+	found := false
+	for bk, err := range c.AllBookings(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = found || bk.Reference == b.Reference
+	}
+	if !found {
+		t.Fatalf("AllBookings lacks %s", b.Reference)
+	}
+	cancel := must(c.CancelBooking(ctx, b.Reference, "plans changed"))(t)
+	if cancel.Status != client.StatusCancelled {
+		t.Fatalf("cancel = %+v", cancel)
+	}
+	if _, err := c.CancelBooking(ctx, b.Reference, ""); !client.IsCode(err, client.CodeNotCancellable) {
+		t.Fatalf("second cancel: %v", err)
+	}
+	return b
+}
+
+func TestHotelFlow(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+
+		ping := must(c.Ping(ctx))(t)
+		if ping.Partner != "acme" || ping.Mode != "live" || ping.Sandbox || ping.PricingMode != "net" {
+			t.Errorf("ping = %+v", ping)
+		}
+		credit := must(c.Credit(ctx))(t)
+		if credit.Currency != "EUR" || credit.CreditLimit != "10000.00" || credit.Available != "10000.00" {
+			t.Errorf("credit = %+v", credit)
+		}
+		search := must(c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(1), CheckOut: apitest.Day(3)}))(t)
+		if len(search.Hotels) == 0 || search.Page.Total != len(search.Hotels) || search.Nights != 2 {
+			t.Fatalf("search = %+v", search)
+		}
+		hotel := must(c.GetHotel(ctx, 1001))(t)
+		if hotel.Name != "Casa do Rio" || len(hotel.Rooms) != 2 {
+			t.Errorf("hotel = %+v", hotel)
+		}
+		avail := must(c.HotelAvailability(ctx, &client.HotelAvailabilityRequest{HotelID: 1001, CheckIn: apitest.Day(1), CheckOut: apitest.Day(3)}))(t)
+		if len(avail.AvailableRooms) == 0 {
+			t.Fatalf("availability = %+v", avail)
+		}
+		room := avail.AvailableRooms[0]
+		b := bookAndCancel(t, c, client.Quote{ProductType: client.ProductHotel, HotelID: 1001, RoomID: room.RoomID,
+			CheckIn: apitest.Day(1), CheckOut: apitest.Day(3), Rooms: 1, Adults: 2}, client.StatusConfirmed)
+		if b.TotalPrice != room.TotalPrice || b.Details.HotelID != 1001 || b.Details.Nights != 2 {
+			t.Errorf("booking = %+v, offer %+v", b, room)
+		}
+		if after := must(c.Credit(ctx))(t); after.Available != credit.Available {
+			t.Errorf("credit after cancel = %+v", after)
+		}
+	})
+}
+
+func TestActivityFlow(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+		search := must(c.SearchActivities(ctx, &client.ActivitySearchRequest{Destination: "Lisbon", Date: apitest.Day(2), Category: "tour"}))(t)
+		if len(search.Activities) != 1 || search.Category != "tour" || search.Activities[0].ActivityID != 2001 {
+			t.Fatalf("search = %+v", search)
+		}
+		act := must(c.GetActivity(ctx, 2001))(t)
+		if act.Pricing.Adult != "60.00" {
+			t.Errorf("activity = %+v", act)
+		}
+		avail := must(c.ActivityAvailability(ctx, &client.ActivityAvailabilityRequest{ActivityID: 2001, Date: apitest.Day(2), Adults: 2, Children: 1}))(t)
+		if !avail.Available || avail.TotalPrice != "150.00" {
+			t.Errorf("availability = %+v", avail)
+		}
+		b := bookAndCancel(t, c, client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: apitest.Day(2), Adults: 2, Children: 1},
+			client.StatusConfirmed)
+		if b.TotalPrice != avail.TotalPrice || b.Details.ActivityID != 2001 || b.Details.Date != apitest.Day(2) {
+			t.Errorf("booking = %+v", b)
+		}
+		// A supplier-confirmed activity books on request.
+		bookAndCancel(t, c, client.Quote{ProductType: client.ProductActivity, ActivityID: 2002, Date: apitest.Day(2), Adults: 1}, client.StatusOnRequest)
+	})
+}
+
+func TestRentalFlow(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+		search := must(c.SearchRentals(ctx, &client.RentalSearchRequest{Destination: "Barcelona", CheckIn: apitest.Day(1), CheckOut: apitest.Day(4), Guests: 2}))(t)
+		if len(search.Rentals) != 1 || search.Nights != 3 {
+			t.Fatalf("search = %+v", search)
+		}
+		rental := must(c.GetRental(ctx, 3003))(t)
+		if rental.CheckInTime != "16:00" || len(rental.Spaces) != 3 {
+			t.Errorf("rental = %+v", rental)
+		}
+		avail := must(c.RentalAvailability(ctx, &client.RentalAvailabilityRequest{RentalID: 3003, CheckIn: apitest.Day(1), CheckOut: apitest.Day(4), Guests: 2}))(t)
+		if len(avail.AvailableSpaces) != 2 {
+			t.Fatalf("availability = %+v", avail)
+		}
+		space := avail.AvailableSpaces[0]
+		b := bookAndCancel(t, c, client.Quote{ProductType: client.ProductRental, RentalID: 3003, SpaceID: space.SpaceID,
+			CheckIn: apitest.Day(1), CheckOut: apitest.Day(4), Guests: 2, Adults: 2}, client.StatusConfirmed)
+		if b.TotalPrice != space.TotalPrice || b.Details.RentalPropertyID != 3003 || b.Details.Nights != 3 {
+			t.Errorf("booking = %+v", b)
+		}
+		// A rental without instant booking is pending until the host accepts.
+		bookAndCancel(t, c, client.Quote{ProductType: client.ProductRental, RentalID: 3001, SpaceID: 300101,
+			CheckIn: apitest.Day(1), CheckOut: apitest.Day(2), Guests: 1, Adults: 1}, client.StatusPending)
+	})
+}
+
+func TestPackageFlow(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+		search := must(c.SearchPackages(ctx, &client.PackageSearchRequest{Destination: "Lisbon", Adults: 1, Children: 1}))(t)
+		if len(search.Packages) != 1 || search.Packages[0].DepartureID == nil || *search.Packages[0].DepartureID != 400101 {
+			t.Fatalf("search = %+v", search)
+		}
+		pkg := must(c.GetPackage(ctx, 4001))(t)
+		if pkg.Kind != client.PackageFixed || len(pkg.Departures) != 2 || pkg.Pricing != nil || len(pkg.Addons) != 2 {
+			t.Errorf("package = %+v", pkg)
+		}
+		avail := must(c.PackageAvailability(ctx, &client.PackageAvailabilityRequest{PackageID: 4001, DepartureID: 400101,
+			Adults: 1, Children: 1, AddonIDs: []int64{40011}}))(t)
+		if !avail.Available || len(avail.Addons) != 1 {
+			t.Fatalf("availability = %+v", avail)
+		}
+		party := []client.Traveller{
+			{Type: "adult", FirstName: "Ana", LastName: "Silva", Nationality: "PT"},
+			{Type: "child", FirstName: "Rui", LastName: "Silva", BirthDate: "2017-05-09"},
+		}
+		fixed := client.Quote{ProductType: client.ProductPackage, PackageID: 4001, DepartureID: 400101, Adults: 1, Children: 1,
+			AddonIDs: []int64{40011}, Travellers: party}
+		b := bookAndCancel(t, c, fixed, client.StatusConfirmed)
+		if b.TotalPrice != avail.TotalPrice || b.Details.PackageID != 4001 || len(b.Details.Travellers) != 2 {
+			t.Errorf("booking = %+v", b)
+		}
+		// Without the travellers of the party: 422 travellers_count_mismatch.
+		fixed.Travellers = party[:1]
+		_, err := c.Book(ctx, &client.BookRequest{Quote: fixed, Guest: guest})
+		var apiErr *client.Error
+		if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 422 || apiErr.Code != client.CodeTravellersCountMismatch || len(apiErr.Errors) == 0 || apiErr.RequestID == "" {
+			t.Errorf("book without every traveller: %v", err)
+		}
+		// An open package, on request.
+		open := client.Quote{ProductType: client.ProductPackage, PackageID: 4002, TravelDate: apitest.Day(20), Adults: 1, Children: 1, Travellers: party}
+		bookAndCancel(t, c, open, client.StatusOnRequest)
+	})
+}
+
+func TestErrors(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		c := sdk(t, env, p.LiveKey)
+
+		_, err := c.Ping(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sdk(t, env, "tw_test_wrong").Ping(ctx)
+		if !client.IsCode(err, client.CodeUnauthorized) {
+			t.Errorf("bad key: %v", err)
+		}
+		_, err = c.GetHotel(ctx, 999)
+		var apiErr *client.Error
+		if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 404 || apiErr.Code != client.CodeNotFound || apiErr.Message == "" {
+			t.Errorf("unknown hotel: %#v", err)
+		}
+		_, err = c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(3), CheckOut: apitest.Day(1)})
+		if !client.IsCode(err, client.CodeBadRequest) || !errors.As(err, &apiErr) || len(apiErr.Errors) == 0 {
+			t.Errorf("bad dates: %v", err)
+		}
+		_, err = c.Prebook(ctx, &client.Quote{ProductType: client.ProductHotel, HotelID: 999, RoomID: 1, CheckIn: apitest.Day(1), CheckOut: apitest.Day(2), Rooms: 1, Adults: 1})
+		if !client.IsCode(err, client.CodeInvalidQuote) || client.IsTemporary(err) {
+			t.Errorf("unknown item: %v", err)
+		}
+		hotelsOnly := sdk(t, env, env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"hotel"}}))
+		if _, err := hotelsOnly.GetRental(ctx, 3001); !client.IsCode(err, client.CodeProductNotEnabled) {
+			t.Errorf("rental with a hotel key: %v", err)
+		}
+		small := env.NewPartner("small", booking.PartnerParams{CreditLimit: ptr("10")})
+		_, err = sdk(t, env, small.LiveKey).Book(ctx, &client.BookRequest{Guest: guest, Quote: client.Quote{ProductType: client.ProductActivity,
+			ActivityID: 2001, Date: apitest.Day(2), Adults: 1}})
+		if !client.IsCode(err, client.CodeInsufficientCredit) {
+			t.Errorf("over the credit line: %v", err)
+		}
+		if _, err := c.CancelBooking(ctx, "HTL-NOTFOUND", ""); !client.IsCode(err, client.CodeNotFound) {
+			t.Errorf("cancel unknown: %v", err)
+		}
+		if _, err := client.New("ftp://nowhere", p.LiveKey).Ping(ctx); err == nil {
+			t.Error("a client of an ftp URL answered")
+		}
+	})
+}
+
+func TestTestKeyAndPagination(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		c := sdk(t, env, p.TestKey)
+		var refs []string
+		for i := range 5 {
+			b := must(c.Book(ctx, &client.BookRequest{Guest: guest, Quote: client.Quote{ProductType: client.ProductActivity,
+				ActivityID: 2001, Date: apitest.Day(2 + i), Adults: 1}}))(t)
+			if !b.Test {
+				t.Errorf("a test key's booking has test false: %+v", b)
+			}
+			refs = append(refs, b.Reference)
+		}
+		page := must(c.ListBookings(ctx, 2, 2))(t)
+		if page.Page.Total != 5 || page.Page.TotalPages != 3 || len(page.Bookings) != 2 || page.Bookings[0].Reference != refs[2] {
+			t.Errorf("page 2 = %+v", page)
+		}
+		var all []string
+		for b, err := range c.AllBookings(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, b.Reference)
+		}
+		if len(all) != 5 || all[0] != refs[4] || all[4] != refs[0] {
+			t.Errorf("AllBookings = %v, want newest first of %v", all, refs)
+		}
+		if credit := must(c.Credit(ctx))(t); credit.Utilized != "0.00" {
+			t.Errorf("test bookings drew credit: %+v", credit)
+		}
+	})
+}
+
+// TestSigning runs the SDK against a partner that must sign its requests, on the wall
+// clock since signatures carry real timestamps.
+func TestSigning(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		guards := func(cfg *httpapi.Config) {
+			cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
+		}
+		env := apitest.New(t, o, guards)
+		now := time.Now().UTC()
+		env.Clock.Set(now)
+		env.Import(catalog.Demo(now))
+		yes := true
+		env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
+		partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := env.NewKey("signer", booking.KeyParams{Mode: "test"})
+		ctx := context.Background()
+
+		if _, err := sdk(t, env, key).Ping(ctx); !client.IsCode(err, client.CodeSignatureRequired) {
+			t.Fatalf("unsigned: %v", err)
+		}
+		if _, err := sdk(t, env, key, client.WithSigningSecret("wrong")).Ping(ctx); !client.IsCode(err, client.CodeSignatureInvalid) {
+			t.Fatalf("wrong secret: %v", err)
+		}
+		c := sdk(t, env, key, client.WithSigningSecret(partner.SigningSecret))
+		must(c.Ping(ctx))(t)
+		must(c.ListBookings(ctx, 1, 5))(t) // the query is signed too
+		day := now.AddDate(0, 0, 2).Format("2006-01-02")
+		b := must(c.Book(ctx, &client.BookRequest{Guest: guest, Quote: client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: day, Adults: 1}}))(t)
+		must(c.CancelBooking(ctx, b.Reference, "signed cancel"))(t)
+	})
+}
+
+// TestRateLimitRetry spends a budget of one request per minute: the SDK's retry waits
+// for Retry-After only within the context's deadline.
+func TestRateLimitRetry(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		guards := func(cfg *httpapi.Config) {
+			cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
+		}
+		env := apitest.New(t, o, guards)
+		one := 1
+		p := env.NewPartner("slow", booking.PartnerParams{RateLimit: &one})
+		c := sdk(t, env, p.TestKey)
+		must(c.Ping(context.Background()))(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.Ping(ctx)
+		var apiErr *client.Error
+		if !errors.As(err, &apiErr) || apiErr.Code != client.CodeRateLimited || apiErr.RetryAfter < time.Second || !client.IsTemporary(err) {
+			t.Fatalf("over the budget: %v", err)
+		}
+		if time.Since(start) > time.Second {
+			t.Errorf("the SDK slept %v for a Retry-After beyond the context's deadline", time.Since(start))
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
