@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -170,5 +171,122 @@ func TestServed(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("the reference page loads something: it contains %s", bad)
 		}
+	}
+}
+
+// TestErrorResponsesMatchTheirStatus checks that every code an error response allows has
+// that response's HTTP status in ErrorCode.
+func TestErrorResponsesMatchTheirStatus(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	statusOf := map[string]string{}
+	for _, c := range doc.Components.Schemas["ErrorCode"].Value.OneOf {
+		statusOf[c.Value.Const.(string)] = fmt.Sprint(c.Value.Extensions["x-status"])
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, resp := range op.Responses.Map() {
+				mt := resp.Value.Content.Get("application/json")
+				if mt == nil || mt.Schema == nil {
+					continue
+				}
+				codes := 0
+				for _, m := range mt.Schema.Value.AllOf {
+					if c := m.Value.Properties["code"]; c != nil {
+						for _, e := range c.Value.Enum {
+							codes++
+							if statusOf[e.(string)] != status {
+								t.Errorf("%s %s %s: code %v has status %s", method, path, status, e, statusOf[e.(string)])
+							}
+						}
+					}
+				}
+				if status >= "400" && codes == 0 {
+					t.Errorf("%s %s %s: an error response without its codes", method, path, status)
+				}
+			}
+		}
+	}
+}
+
+func TestCheckEvent(t *testing.T) {
+	t.Parallel()
+	v, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := func(typ string) http.Header {
+		return http.Header{"Content-Type": {"application/json"}, "X-Partner-Event": {typ}, "X-Partner-Event-Id": {"evt_1"},
+			"X-Partner-Timestamp": {"1767225600"}, "X-Partner-Signature": {strings.Repeat("ab", 32)}}
+	}
+	confirmed := `{"id":"evt_1","type":"booking.confirmed","created_at":"2027-01-04T09:30:00Z","partner":"acme","data":` +
+		`{"reference":"HTL-AAAA1111","partner_reference":null,"status":"confirmed","total_price":240.10,"currency":"EUR","test":false,"product_type":"hotel"}}`
+	if err := v.CheckEvent(header("booking.confirmed"), []byte(confirmed)); err != nil {
+		t.Errorf("a documented event: %v", err)
+	}
+	for name, tt := range map[string]struct {
+		header http.Header
+		body   string
+	}{
+		"unknown type":      {header("booking.exploded"), confirmed},
+		"extra data field":  {header("booking.confirmed"), strings.Replace(confirmed, `"test":false`, `"test":false,"secret":"x"`, 1)},
+		"price as a string": {header("booking.confirmed"), strings.Replace(confirmed, `240.10`, `"240.10"`, 1)},
+		"no signature": {func() http.Header {
+			h := header("booking.confirmed")
+			h.Del("X-Partner-Signature")
+			return h
+		}(), confirmed},
+		"cancelled without reason": {header("booking.cancelled"), strings.Replace(confirmed, `"booking.confirmed"`, `"booking.cancelled"`, 1)},
+	} {
+		if err := v.CheckEvent(tt.header, []byte(tt.body)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	t.Parallel()
+	v, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1"+openapi.BasePath()+path, nil)
+		return r
+	}
+	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_1"}}
+	credit := `{"success":true,"message":null,"data":{"currency":"EUR","credit_limit":100.00,"available":100.00,"utilized":0.00,"blocked":false}}`
+	notFound := `{"success":false,"message":"No endpoint.","code":"not_found","errors":[]}`
+	if err := v.Check(get("/meta/credit"), 200, h, []byte(credit)); err != nil {
+		t.Fatalf("a documented answer: %v", err)
+	}
+	if err := v.Check(get("/nowhere"), 404, h, []byte(notFound)); err != nil {
+		t.Fatalf("the documented answer to an unlisted path: %v", err)
+	}
+	for name, tt := range map[string]struct {
+		path   string
+		status int
+		header http.Header
+		body   string
+	}{
+		"undocumented field":      {"/meta/credit", 200, h, strings.Replace(credit, `"blocked":false`, `"blocked":false,"internal":1`, 1)},
+		"money as a string":       {"/meta/credit", 200, h, strings.Replace(credit, `100.00,"available"`, `"100.00","available"`, 1)},
+		"missing field":           {"/meta/credit", 200, h, strings.Replace(credit, `,"blocked":false`, ``, 1)},
+		"undocumented status":     {"/meta/credit", 418, h, notFound},
+		"code of another status":  {"/meta/credit", 404, h, strings.Replace(notFound, "not_found", "invalid_quote", 1)},
+		"no request id":           {"/meta/credit", 200, http.Header{"Content-Type": {"application/json"}}, credit},
+		"unlisted path, 200":      {"/nowhere", 200, h, credit},
+		"429 without Retry-After": {"/meta/credit", 429, h, strings.Replace(notFound, "not_found", "rate_limited", 1)},
+	} {
+		if err := v.Check(get(tt.path), tt.status, tt.header, []byte(tt.body)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	health, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/healthz", nil)
+	if err := v.Check(health, 200, h, []byte(`{"status":"ok"}`)); err == nil {
+		t.Error("a path outside the base path: accepted")
 	}
 }

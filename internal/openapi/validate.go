@@ -16,6 +16,7 @@ import (
 
 // Validator checks HTTP responses against the document; it is safe for concurrent use.
 type Validator struct {
+	doc       *openapi3.T
 	base      string
 	router    routers.Router
 	unmatched map[int]*openapi3.ResponseRef // by status: the answers to a path or method the document does not list
@@ -33,7 +34,7 @@ func NewValidator() (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi: router: %w", err)
 	}
-	v := &Validator{base: base, router: router, unmatched: map[int]*openapi3.ResponseRef{}}
+	v := &Validator{doc: doc, base: base, router: router, unmatched: map[int]*openapi3.ResponseRef{}}
 	for status, name := range map[int]string{
 		http.StatusNotFound: "NotFound", http.StatusMethodNotAllowed: "MethodNotAllowed", http.StatusTooManyRequests: "TooManyRequests",
 	} {
@@ -74,6 +75,28 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 	in.SetBodyBytes(body)
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		return fmt.Errorf("%s %s → %d does not match the document: %w\nbody: %s", req.Method, req.URL.Path, status, err, clip(body))
+	}
+	return nil
+}
+
+// CheckEvent validates one webhook delivery, its headers and JSON body, against the
+// document's webhook of the type named in X-Partner-Event.
+func (v *Validator) CheckEvent(header http.Header, body []byte) error {
+	typ := header.Get("X-Partner-Event")
+	item := v.doc.Webhooks[typ]
+	if item == nil || item.Post == nil {
+		return fmt.Errorf("webhook event type %q is not documented", typ)
+	}
+	req, err := http.NewRequest(http.MethodPost, "https://receiver.example/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = header.Clone()
+	route := &routers.Route{Spec: v.doc, Path: typ, PathItem: item, Method: http.MethodPost, Operation: item.Post}
+	in := &openapi3filter.RequestValidationInput{Request: req, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true}}
+	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		return fmt.Errorf("webhook %s does not match the document: %w\nbody: %s", typ, err, clip(body))
 	}
 	return nil
 }
