@@ -363,10 +363,12 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("hotel_id", q.HotelID)
 	p.positiveID("room_id", q.RoomID)
-	if q.Rooms == 0 {
+	rooms := q.Rooms
+	if rooms == 0 {
 		p.add("rooms is required")
+		rooms = 1 // checks the rest of the party as for one room, without a second message
 	}
-	validateStay(&p, q.CheckIn, q.CheckOut, q.Adults, q.Children, max(q.Rooms, 1), q.ChildAges, q.NationalityCode, today)
+	validateStay(&p, q.CheckIn, q.CheckOut, q.Adults, q.Children, rooms, q.ChildAges, q.NationalityCode, today)
 	p.between("infants", q.Infants, 0, maxInfants)
 	return p
 }

@@ -131,6 +131,7 @@ func TestBookingErrors(t *testing.T) {
 			}
 		}
 		env.Book(p.LiveKey, "k", withGuest(map[string]any{"product_type": "cruise"})).Expect(t, 400, "bad_request")
+		env.Book(p.LiveKey, "k", withGuest(hotelQuote(1, 2, -1, 1))).Expect(t, 400, "bad_request")
 		// Unknown item, foreign room, party too large, currency mismatch: 422 invalid_quote.
 		q := hotelQuote(1, 2, 1, 1)
 		q["hotel_id"] = 404
