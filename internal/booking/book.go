@@ -207,6 +207,11 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 			} else if !ok {
 				return invalidQuote("The item is no longer available for these dates and party.")
 			}
+			if from, to, err := soldOutDays(ctx, tx, pq.Claim); err != nil {
+				return err
+			} else if err := s.availabilityFlipped(ctx, tx, b.ProductType, pq.ItemID, from, to); err != nil {
+				return err
+			}
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
 			if err := s.drawCredit(ctx, tx, c.Partner.ID, pq.Total, pq.Currency); err != nil {
 				return err
@@ -398,7 +403,15 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason st
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
 		}
 		if b.UnitKind != "" {
-			if err := tx.InventoryRelease(ctx, claimOf(b)); err != nil {
+			claim := claimOf(b)
+			from, to, err := soldOutDays(ctx, tx, claim) // sold out until this release
+			if err != nil {
+				return err
+			}
+			if err := tx.InventoryRelease(ctx, claim); err != nil {
+				return err
+			}
+			if err := s.availabilityFlipped(ctx, tx, b.ProductType, b.ItemID, from, to); err != nil {
 				return err
 			}
 		}

@@ -67,13 +67,10 @@ func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep
 			if from == "" {
 				continue // a record change with no inventory to speak of
 			}
-			for _, pid := range subscribers {
-				data := map[string]any{"product_type": st.item.Kind, "item_id": st.item.ID, "start": from, "end": to}
-				if err := s.emit(ctx, tx, pid, tradewind.EventAvailabilityChanged, data); err != nil {
-					return err
-				}
-				rep.Events++
+			if err := s.emitAvailabilityChanged(ctx, tx, subscribers, st.item.Kind, st.item.ID, from, to); err != nil {
+				return err
 			}
+			rep.Events += len(subscribers)
 		}
 		return nil
 	})
