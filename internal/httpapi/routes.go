@@ -33,6 +33,10 @@ func (s *Server) endpoints() []endpoint {
 		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book},
 		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking},
 		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel},
+
+		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks},
+		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook},
+		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook},
 	}
 }
 

@@ -1,0 +1,161 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// MaxSubscriptions is the most active webhook subscriptions a partner may have.
+const MaxSubscriptions = 10
+
+// maxWebhookURL bounds the length of a subscription's url.
+const maxWebhookURL = 2048
+
+// SubscriptionRequest is the body of POST /webhooks.
+type SubscriptionRequest struct {
+	URL        string   `json:"url"`
+	EventTypes []string `json:"event_types"`
+}
+
+// SubscriptionView is a webhook subscription as the partner sees it; Secret is set only
+// in the answer to its creation.
+type SubscriptionView struct {
+	ID         int64     `json:"id"`
+	URL        string    `json:"url"`
+	EventTypes []string  `json:"event_types"`
+	Active     bool      `json:"active"`
+	CreatedAt  time.Time `json:"created_at"`
+	Secret     string    `json:"secret,omitempty"`
+}
+
+func viewSubscription(sub *store.Subscription) *SubscriptionView {
+	return &SubscriptionView{ID: sub.ID, URL: sub.URL, EventTypes: sub.EventTypes, Active: sub.Active,
+		CreatedAt: sub.CreatedAt.Truncate(time.Second)}
+}
+
+// invalidSubscription is the 422 validation_failed of a refused subscription.
+func invalidSubscription(problems []string) error {
+	return &tradewind.Error{Code: tradewind.ECodeValidationFailed, Message: "The webhook subscription is invalid.", Details: problems}
+}
+
+var errTooManySubscriptions = fmt.Sprintf("webhooks: at most %d active subscriptions per partner; delete one first", MaxSubscriptions)
+
+// CreateSubscription subscribes an https url to event types for the caller's partner
+// and returns it with its signing secret, shown only now. 422 validation_failed lists
+// every problem: the url, each unknown event type, and the limit of MaxSubscriptions.
+func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *SubscriptionRequest) (*SubscriptionView, error) {
+	var p problems
+	validateWebhookURL(&p, req.URL)
+	types := validateEventTypes(&p, req.EventTypes)
+	n, err := s.Store.SubscriptionCountActive(ctx, c.Partner.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= MaxSubscriptions {
+		p.add("%s", errTooManySubscriptions)
+	}
+	if len(p) > 0 {
+		return nil, invalidSubscription(p)
+	}
+	secret, err := security.GenerateSecret(security.SecretPrefixWebhook)
+	if err != nil {
+		return nil, err
+	}
+	var sub *store.Subscription
+	err = s.Store.InTx(ctx, func(tx store.Querier) (err error) {
+		sub, err = tx.SubscriptionCreate(ctx, store.SubscriptionCreateParams{PartnerID: c.Partner.ID, URL: req.URL,
+			EventTypes: types, Secret: secret, CreatedAt: s.now(), MaxActive: MaxSubscriptions})
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) { // another request took the last place meanwhile
+		return nil, invalidSubscription([]string{errTooManySubscriptions})
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Logger.InfoContext(ctx, "webhook subscription created", "subscription_id", sub.ID, "partner_id", c.Partner.ID,
+		"event_types", strings.Join(types, ","))
+	v := viewSubscription(sub)
+	v.Secret = secret
+	return v, nil
+}
+
+// validateWebhookURL requires an absolute https url with a host and no credentials.
+func validateWebhookURL(p *problems, raw string) {
+	if strings.TrimSpace(raw) == "" {
+		p.add("url is required")
+		return
+	}
+	if len(raw) > maxWebhookURL {
+		p.add("url: at most %d characters", maxWebhookURL)
+		return
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs():
+		p.add("url: must be an absolute https URL such as https://example.com/webhooks")
+	case u.Scheme != "https":
+		p.add("url: must use https, not %s", u.Scheme)
+	case u.Hostname() == "":
+		p.add("url: must name a host")
+	case u.User != nil:
+		p.add("url: must not contain credentials")
+	}
+}
+
+// validateEventTypes requires at least one known event type and returns them without
+// repetition, in the order given.
+func validateEventTypes(p *problems, types []string) []string {
+	if len(types) == 0 {
+		p.add("event_types: at least one of %s is required", strings.Join(tradewind.AllEventTypes, ", "))
+		return nil
+	}
+	var out []string
+	for i, t := range types {
+		switch {
+		case !slices.Contains(tradewind.AllEventTypes, t):
+			p.add("event_types[%d]: %q is not one of %s", i, t, strings.Join(tradewind.AllEventTypes, ", "))
+		case !slices.Contains(out, t):
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ListSubscriptions returns a page of the caller's active subscriptions, oldest first,
+// without their secrets.
+func (s *Service) ListSubscriptions(ctx context.Context, c *Caller, pg Page) ([]*SubscriptionView, PageMeta, error) {
+	subs, err := s.Store.SubscriptionList(ctx, c.Partner.ID)
+	if err != nil {
+		return nil, PageMeta{}, err
+	}
+	from, to := pg.window(len(subs))
+	out := make([]*SubscriptionView, 0, to-from)
+	for _, sub := range subs[from:to] {
+		out = append(out, viewSubscription(sub))
+	}
+	return out, pg.meta(len(subs)), nil
+}
+
+// DeleteSubscription deactivates the caller's subscription: no event is delivered to it
+// any more, including those still pending. 404 when it is unknown, deleted or another
+// partner's.
+func (s *Service) DeleteSubscription(ctx context.Context, c *Caller, id int64) error {
+	err := s.Store.InTx(ctx, func(tx store.Querier) error {
+		return tx.SubscriptionDelete(ctx, store.SubscriptionDeleteParams{PartnerID: c.Partner.ID, ID: id, At: s.now()})
+	})
+	if err != nil {
+		return mapNotFound(err, "Webhook subscription")
+	}
+	s.Logger.InfoContext(ctx, "webhook subscription deleted", "subscription_id", id, "partner_id", c.Partner.ID)
+	return nil
+}

@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+)
+
+func (s *Server) createWebhook(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	var req booking.SubscriptionRequest
+	if err := decodeBody(r, body, &req, false); err != nil {
+		return nil, err
+	}
+	sub, err := s.cfg.Service.CreateSubscription(r.Context(), c, &req)
+	if err != nil {
+		return nil, err
+	}
+	return withMessage(http.StatusCreated, "Webhook subscription created. Store its secret now: it is shown only once.", sub), nil
+}
+
+func (s *Server) listWebhooks(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	var problems []string
+	page, perPage := queryInt(r, "page", &problems), queryInt(r, "per_page", &problems)
+	if err := tradewind.Invalid(problems); err != nil {
+		return nil, err
+	}
+	pg, err := booking.ValidatePage(page, perPage)
+	if err != nil {
+		return nil, err
+	}
+	list, meta, err := s.cfg.Service.ListSubscriptions(r.Context(), c, pg)
+	if err != nil {
+		return nil, err
+	}
+	return &response{Status: http.StatusOK, Data: list, Meta: meta}, nil
+}
+
+// WebhookDeleted is the data of DELETE /webhooks/{id}.
+type WebhookDeleted struct {
+	ID      int64 `json:"id"`
+	Deleted bool  `json:"deleted"`
+}
+
+func (s *Server) deleteWebhook(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Service.DeleteSubscription(r.Context(), c, id); err != nil {
+		return nil, err
+	}
+	return withMessage(http.StatusOK, fmt.Sprintf("Webhook subscription %d deleted; nothing more will be delivered to it.", id),
+		WebhookDeleted{ID: id, Deleted: true}), nil
+}
