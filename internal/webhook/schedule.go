@@ -1,6 +1,6 @@
-// Package webhook holds the database-free building blocks of webhook delivery: the retry
-// schedule, the address guard against server-side request forgery, and the Deliverer that
-// sends one signed attempt. The dispatcher that stores events and attempts builds on it.
+// Package webhook delivers webhook events: the retry schedule, the address guard against
+// server-side request forgery, the Deliverer that sends one signed attempt, and the
+// Dispatcher that sends the deliveries the store holds, records every attempt and retries.
 package webhook
 
 import (

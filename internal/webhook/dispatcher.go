@@ -1,0 +1,244 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/client"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// DefaultPollInterval is how often a dispatcher looks for due deliveries when nothing
+// nudges it.
+const DefaultPollInterval = 500 * time.Millisecond
+
+// DefaultLease is how long a claimed delivery stays with its dispatcher: if the
+// dispatcher dies mid-attempt, another one sends the delivery once the lease expires.
+const DefaultLease = time.Minute
+
+// DefaultConcurrency is how many deliveries one dispatcher sends at once.
+const DefaultConcurrency = 8
+
+// recordTimeout bounds the recording of an attempt, which outlives a stopping Run.
+const recordTimeout = 10 * time.Second
+
+// DispatcherConfig configures a Dispatcher; Store and Deliverer are required.
+type DispatcherConfig struct {
+	Store     store.Store
+	Deliverer *Deliverer
+	// Schedule holds the delays between attempts (ParseSchedule); nil is DefaultSchedule.
+	Schedule []time.Duration
+	// Clock tells the time of claims, leases, attempts and signatures; nil is the wall clock.
+	Clock  tradewind.Clock
+	Logger *slog.Logger
+	// PollInterval, Lease and Concurrency default to DefaultPollInterval, DefaultLease
+	// and DefaultConcurrency; Lease must be longer than the Deliverer's timeout.
+	PollInterval time.Duration
+	Lease        time.Duration
+	Concurrency  int
+	// Rand draws the retry jitter (see NextAttemptDelay); nil is math/rand.
+	Rand func() float64
+	// Observe, when set, is told the outcome of every recorded attempt.
+	Observe func(ok bool)
+}
+
+// Dispatcher sends the webhook deliveries the store holds: it claims due ones under a
+// lease, sends each signed with its subscription's secret, records every attempt, and
+// schedules retries until the schedule is spent. Dispatchers on several servers may
+// share one database: each delivery is claimed by one of them at a time.
+type Dispatcher struct {
+	cfg   DispatcherConfig
+	nudge chan struct{}
+}
+
+// NewDispatcher checks cfg and fills in its defaults.
+func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
+	if cfg.Store == nil || cfg.Deliverer == nil {
+		return nil, errors.New("webhook dispatcher: a store and a deliverer are required")
+	}
+	if cfg.Schedule == nil {
+		s, err := ParseSchedule(DefaultSchedule)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Schedule = s
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = tradewind.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Lease <= cfg.Deliverer.timeout {
+		return nil, errors.New("webhook dispatcher: the lease must be longer than the delivery timeout " + cfg.Deliverer.timeout.String())
+	}
+	return &Dispatcher{cfg: cfg, nudge: make(chan struct{}, 1)}, nil
+}
+
+// Nudge tells the dispatcher that an event was committed, so that its first attempt
+// goes out now rather than at the next poll; it never blocks.
+func (d *Dispatcher) Nudge() {
+	select {
+	case d.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends deliveries until ctx ends, then waits for the attempts in flight. The end
+// of ctx aborts them unrecorded: their leases expire and they are sent again, by this
+// server once restarted or by another one.
+func (d *Dispatcher) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, d.cfg.Concurrency) // one per attempt in flight
+	freed := make(chan struct{}, 1)
+	timer := time.NewTimer(d.cfg.PollInterval)
+	defer timer.Stop()
+	for {
+		if free := cap(slots) - len(slots); free > 0 {
+			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free})
+			if err != nil && ctx.Err() == nil {
+				d.cfg.Logger.WarnContext(ctx, "webhook: claiming due deliveries failed", "err", err)
+			}
+			for _, c := range claimed {
+				slots <- struct{}{}
+				wg.Go(func() {
+					defer func() {
+						<-slots
+						select {
+						case freed <- struct{}{}:
+						default:
+						}
+					}()
+					d.deliver(ctx, c)
+				})
+			}
+			if len(claimed) == free {
+				continue // more may be due
+			}
+		}
+		timer.Reset(d.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.nudge:
+		case <-freed:
+		case <-timer.C:
+		}
+	}
+}
+
+// envelope returns the JSON envelope a delivery of e sends to partner: the bytes that
+// are signed.
+func envelope(e *tradewind.Event, partner string) ([]byte, error) {
+	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
+		Partner: partner, Data: e.Data})
+}
+
+// deliver makes one attempt of a claimed delivery and records it with the delivery's
+// next state.
+func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
+	start := d.cfg.Clock.Now()
+	var a Attempt
+	if body, err := envelope(&c.Event, c.PartnerName); err != nil {
+		a = Attempt{Err: errors.New("the event's data is not valid JSON")}
+	} else {
+		a = d.cfg.Deliverer.Deliver(ctx, c.URL, c.Secret, c.Event.ID, c.Event.Type, body, start)
+	}
+	if a.Err != nil && ctx.Err() != nil {
+		return // stopped mid-attempt: the lease expires and the delivery is sent again
+	}
+	attempt := c.Attempts + 1
+	p := store.DeliveryAttemptParams{DeliveryID: c.ID, ClaimToken: c.ClaimToken, At: start, StatusCode: a.StatusCode,
+		ResponseSnippet: a.ResponseSnippet, Duration: a.Duration, Status: store.DeliverySucceeded}
+	if a.Err != nil {
+		p.Error, p.Status = a.Err.Error(), store.DeliveryFailed
+		if delay, ok := NextAttemptDelay(d.cfg.Schedule, attempt, d.cfg.Rand); ok {
+			p.Status, p.NextAttemptAt = store.DeliveryPending, d.cfg.Clock.Now().Add(delay)
+		}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	var kept bool
+	err := d.cfg.Store.InTx(rctx, func(q store.Querier) (err error) {
+		kept, err = q.DeliveryRecordAttempt(rctx, p)
+		return err
+	})
+	log := d.cfg.Logger.With("delivery_id", c.ID, "event_id", c.Event.ID, "event_type", c.Event.Type,
+		"subscription_id", c.SubscriptionID, "partner_id", c.Event.PartnerID, "attempt", attempt, "status_code", a.StatusCode)
+	switch {
+	case err != nil:
+		log.ErrorContext(rctx, "webhook: recording an attempt failed; the delivery is retried when its lease expires", "err", err)
+		return
+	case !kept:
+		log.WarnContext(rctx, "webhook: the lease expired during the attempt; another dispatcher owns the delivery")
+	case p.Status == store.DeliverySucceeded:
+		log.InfoContext(rctx, "webhook delivered")
+	case p.Status == store.DeliveryPending:
+		log.WarnContext(rctx, "webhook attempt failed; retry scheduled", "err", p.Error, "next_attempt_at", p.NextAttemptAt)
+	default:
+		log.WarnContext(rctx, "webhook delivery failed; the retry schedule is spent", "err", p.Error)
+	}
+	if d.cfg.Observe != nil {
+		d.cfg.Observe(a.Err == nil)
+	}
+}
+
+// NotifyOnEvent returns st whose writes call notify once an event they created is
+// committed, so that a dispatcher in the same process sends it at once (Dispatcher.Nudge).
+func NotifyOnEvent(st store.Store, notify func()) store.Store {
+	return &notifyingStore{Store: st, notify: notify}
+}
+
+type notifyingStore struct {
+	store.Store
+	notify func()
+}
+
+func (s *notifyingStore) EventCreate(ctx context.Context, e *tradewind.Event) error {
+	err := s.Store.EventCreate(ctx, e)
+	if err == nil {
+		s.notify()
+	}
+	return err
+}
+
+func (s *notifyingStore) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	created := false
+	err := s.Store.InTx(ctx, func(q store.Querier) error {
+		created = false // a retried transaction starts over
+		return fn(&eventSpy{Querier: q, created: &created})
+	})
+	if err == nil && created {
+		s.notify()
+	}
+	return err
+}
+
+// eventSpy notes that a transaction created an event.
+type eventSpy struct {
+	store.Querier
+	created *bool
+}
+
+func (q *eventSpy) EventCreate(ctx context.Context, e *tradewind.Event) error {
+	err := q.Querier.EventCreate(ctx, e)
+	if err == nil {
+		*q.created = true
+	}
+	return err
+}

@@ -1,0 +1,635 @@
+package webhook_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/client"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/database"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+	"github.com/tradewind/tradewind/internal/webhook"
+)
+
+// received is one delivery that reached a receiver and passed client.VerifyWebhook.
+type received struct {
+	path   string
+	header http.Header
+	body   []byte
+	event  client.WebhookEvent
+}
+
+// receiver is a partner's HTTPS webhook endpoint: it verifies every delivery with the
+// secret of its path's subscription and answers what respond says (200 by default).
+type receiver struct {
+	t       testing.TB
+	srv     *httptest.Server
+	clock   tradewind.Clock
+	respond func(r *http.Request, n int) int // n counts the requests, from 1
+
+	mu      sync.Mutex
+	secrets map[string]string
+	n       int
+	got     []received
+}
+
+// newReceiver starts an HTTPS receiver on 127.0.0.1 (ln, or a new listener when nil).
+func newReceiver(t testing.TB, clock tradewind.Clock, ln net.Listener) *receiver {
+	rc := &receiver{t: t, clock: clock, secrets: map[string]string{}}
+	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
+	if ln != nil {
+		rc.srv.Listener.Close()
+		rc.srv.Listener = ln
+	}
+	rc.srv.StartTLS()
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	rc.mu.Lock()
+	rc.n++
+	n, secret := rc.n, rc.secrets[r.URL.Path]
+	respond := rc.respond
+	rc.mu.Unlock()
+	if err := client.VerifyWebhook(secret, r.Header, body, 0, rc.clock.Now()); err != nil {
+		rc.t.Errorf("delivery to %s: %v", r.URL.Path, err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	status := http.StatusOK
+	if respond != nil {
+		status = respond(r, n)
+	}
+	if status/100 == 2 {
+		var ev client.WebhookEvent
+		if err := json.Unmarshal(body, &ev); err != nil {
+			rc.t.Errorf("delivery body %s: %v", body, err)
+		}
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{path: r.URL.Path, header: r.Header.Clone(), body: body, event: ev})
+		rc.mu.Unlock()
+	}
+	w.WriteHeader(status)
+}
+
+// url returns the receiver's URL for path and remembers the secret that signs its deliveries.
+func (rc *receiver) url(path string) string { return rc.srv.URL + path }
+
+func (rc *receiver) setSecret(path, secret string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.secrets[path] = secret
+}
+
+// requests counts every request that reached the receiver.
+func (rc *receiver) requests() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.n
+}
+
+// acknowledged returns the deliveries the receiver answered with a 2xx.
+func (rc *receiver) acknowledged() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.got...)
+}
+
+// waitAcknowledged waits until the receiver acknowledged n deliveries and returns them.
+func (rc *receiver) waitAcknowledged(n int) []received {
+	rc.t.Helper()
+	waitFor(rc.t, fmt.Sprintf("%d acknowledged deliveries", n), func() bool { return len(rc.acknowledged()) >= n })
+	got := rc.acknowledged()
+	if len(got) != n {
+		rc.t.Fatalf("receiver acknowledged %d deliveries, want %d", len(got), n)
+	}
+	return got
+}
+
+// trustTestCerts is a client TLS configuration that trusts httptest's certificate,
+// which every httptest TLS server shares.
+func trustTestCerts(t testing.TB) *tls.Config {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	return srv.Client().Transport.(*http.Transport).TLSClientConfig
+}
+
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// dispatcherOptions change a test dispatcher's configuration.
+type dispatcherOptions struct {
+	allowPrivate bool // default true: test receivers listen on loopback
+	forbid       bool // build the Deliverer with the SSRF guard on
+	schedule     string
+	lease        time.Duration
+	poll         time.Duration
+	concurrency  int
+}
+
+// startDispatcher runs a dispatcher over st with the test clock, no jitter and a short
+// poll, and returns a func that stops it and waits for it.
+func startDispatcher(t testing.TB, st store.Store, clock tradewind.Clock, o dispatcherOptions) (*webhook.Dispatcher, func()) {
+	t.Helper()
+	if o.schedule == "" {
+		o.schedule = webhook.DefaultSchedule
+	}
+	if o.poll == 0 {
+		o.poll = 10 * time.Millisecond
+	}
+	sched, err := webhook.ParseSchedule(o.schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: st, Deliverer: webhook.NewDeliverer(!o.forbid, 2*time.Second, trustTestCerts(t)),
+		Schedule: sched, Clock: clock, PollInterval: o.poll, Lease: o.lease, Concurrency: o.concurrency, Rand: func() float64 { return 0.5 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		d.Run(ctx)
+		close(done)
+	}()
+	stop := sync.OnceFunc(func() {
+		cancel()
+		<-done
+	})
+	t.Cleanup(stop)
+	return d, stop
+}
+
+// subscribe creates a subscription through the API and gives its secret to the receiver.
+func subscribe(t testing.TB, env *apitest.Env, key string, rc *receiver, path string, types ...string) int64 {
+	t.Helper()
+	r := env.Post(key, "/webhooks", map[string]any{"url": rc.url(path), "event_types": types}).Expect(t, http.StatusCreated, "")
+	var sub booking.SubscriptionView
+	r.Decode(t, &sub)
+	rc.setSecret(path, sub.Secret)
+	return sub.ID
+}
+
+func hotelBooking(checkIn, checkOut int, roomID int64, rooms, adults int, extra ...any) map[string]any {
+	b := map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": roomID, "check_in": apitest.Day(checkIn),
+		"check_out": apitest.Day(checkOut), "rooms": rooms, "adults": adults, "guest": map[string]any{"name": "Ana Silva"}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		b[extra[i].(string)] = extra[i+1]
+	}
+	return b
+}
+
+// deliveriesOf returns the stored deliveries of an event, newest first.
+func deliveriesOf(t testing.TB, st store.Store, eventID string) []*store.Delivery {
+	t.Helper()
+	l, err := st.DeliveryList(context.Background(), store.DeliveryFilter{EventID: eventID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func attemptsOf(t testing.TB, st store.Store, deliveryID int64) []*store.DeliveryAttempt {
+	t.Helper()
+	l, err := st.AttemptList(context.Background(), []int64{deliveryID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// onlyDelivery waits until the store holds exactly one delivery and returns it.
+func onlyDelivery(t testing.TB, st store.Store, cond func(d *store.Delivery) bool) *store.Delivery {
+	t.Helper()
+	var d *store.Delivery
+	waitFor(t, "the delivery's state", func() bool {
+		l, err := st.DeliveryList(context.Background(), store.DeliveryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l) > 1 {
+			t.Fatalf("%d deliveries, want 1", len(l))
+		}
+		if len(l) == 1 && cond(l[0]) {
+			d = l[0]
+			return true
+		}
+		return false
+	})
+	return d
+}
+
+func dataOf(t testing.TB, r received) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.event.Data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestBookingEvents(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil)
+		subscribe(t, env, acme.LiveKey, rc, "/bookings", tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
+
+		// An instant booking is confirmed at once.
+		b := env.Book(acme.LiveKey, "k1", hotelBooking(1, 3, apitest.RoomDouble, 1, 2, "partner_reference", "PO-1")).
+			Expect(t, http.StatusCreated, "").Map(t)
+		got := rc.waitAcknowledged(1)[0]
+		ev := got.event
+		if !strings.HasPrefix(ev.ID, "evt_") || ev.Type != tradewind.EventBookingConfirmed || ev.Partner != "acme" || !ev.CreatedAt.Equal(apitest.Start) {
+			t.Fatalf("envelope = %+v", ev)
+		}
+		wantHeaders := map[string]string{client.HeaderEvent: "booking.confirmed", client.HeaderEventID: ev.ID,
+			client.HeaderTimestamp: strconv.FormatInt(env.Clock.Now().Unix(), 10), "Content-Type": "application/json"}
+		for k, v := range wantHeaders {
+			if g := got.header.Get(k); g != v {
+				t.Errorf("header %s = %q, want %q", k, g, v)
+			}
+		}
+		if !strings.Contains(string(got.body), `"created_at":"2027-01-04T09:30:00Z"`) {
+			t.Errorf("created_at is not in seconds: %s", got.body)
+		}
+		want := map[string]any{"reference": b["reference"], "partner_reference": "PO-1", "status": "confirmed",
+			"total_price": b["total_price"], "currency": "EUR", "test": false, "product_type": "hotel"}
+		if diff := cmp.Diff(want, dataOf(t, got)); diff != "" {
+			t.Errorf("booking.confirmed data mismatch (-want +got):\n%s", diff)
+		}
+
+		// Cancelling sends booking.cancelled with the reason.
+		env.Clock.Advance(time.Hour)
+		env.Post(acme.LiveKey, "/bookings/"+b["reference"].(string)+"/cancel", map[string]any{"reason": "guest changed plans"}).
+			Expect(t, http.StatusOK, "")
+		got = rc.waitAcknowledged(2)[1]
+		if got.event.Type != tradewind.EventBookingCancelled || got.event.ID == ev.ID {
+			t.Fatalf("second event = %+v", got.event)
+		}
+		want["status"], want["reason"], want["cancelled_at"] = "cancelled", "guest changed plans", "2027-01-04T10:30:00Z"
+		if diff := cmp.Diff(want, dataOf(t, got)); diff != "" {
+			t.Errorf("booking.cancelled data mismatch (-want +got):\n%s", diff)
+		}
+
+		// A test booking fires the same event with test: true.
+		tb := env.Book(acme.TestKey, "k2", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "").Map(t)
+		got = rc.waitAcknowledged(3)[2]
+		if d := dataOf(t, got); d["reference"] != tb["reference"] || d["test"] != true || d["partner_reference"] != nil {
+			t.Errorf("test booking's event data = %v", d)
+		}
+
+		// Every delivery is recorded: succeeded after one attempt answered 200.
+		for _, r := range rc.acknowledged() {
+			ds := deliveriesOf(t, env.Store, r.event.ID)
+			waitFor(t, "the attempt to be recorded", func() bool { ds = deliveriesOf(t, env.Store, r.event.ID); return ds[0].Status != store.DeliveryPending })
+			if len(ds) != 1 || ds[0].Status != store.DeliverySucceeded || ds[0].Attempts != 1 || ds[0].LastError != "" {
+				t.Fatalf("deliveries of %s = %+v", r.event.ID, ds[0])
+			}
+			if as := attemptsOf(t, env.Store, ds[0].ID); len(as) != 1 || as[0].StatusCode != 200 || as[0].Error != "" {
+				t.Errorf("attempts = %+v", as)
+			}
+		}
+	})
+}
+
+func TestAvailabilityChangedEvents(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		globex := env.NewPartner("globex", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil)
+		subscribe(t, env, acme.LiveKey, rc, "/availability", tradewind.EventAvailabilityChanged)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
+		expect := func(n int, start, end int) {
+			t.Helper()
+			got := rc.waitAcknowledged(n)[n-1]
+			want := map[string]any{"product_type": "hotel", "item_id": float64(apitest.HotelLisbon), "start": apitest.Day(start), "end": apitest.Day(end)}
+			if got.event.Type != tradewind.EventAvailabilityChanged || got.event.Partner != "acme" {
+				t.Fatalf("event = %+v", got.event)
+			}
+			if diff := cmp.Diff(want, dataOf(t, got)); diff != "" {
+				t.Errorf("availability.changed data mismatch (-want +got):\n%s", diff)
+			}
+		}
+
+		// The operator changes the price of three nights.
+		doc := apitest.Catalog()
+		small := &doc.Hotels[0].Rooms[1]
+		small.Inventory = append(small.Inventory, small.Inventory[0])
+		small.Inventory[1].Start, small.Inventory[1].End, small.Inventory[1].Price = apitest.Day(10), apitest.Day(12), 9000
+		env.Import(doc)
+		expect(1, 10, 12)
+
+		// Another partner's booking that leaves rooms free says nothing; the one that
+		// takes the last rooms of a night does, and its cancellation reopens the night.
+		env.Book(globex.LiveKey, "g1", hotelBooking(5, 6, apitest.RoomSmall, 1, 1)).Expect(t, http.StatusCreated, "")
+		env.Book(globex.TestKey, "g2", hotelBooking(5, 6, apitest.RoomSmall, 1, 1)).Expect(t, http.StatusCreated, "") // a test booking takes nothing
+		last := env.Book(globex.LiveKey, "g3", hotelBooking(4, 6, apitest.RoomSmall, 1, 1)).Expect(t, http.StatusCreated, "").Map(t)
+		expect(2, 5, 5)
+		env.Post(globex.LiveKey, "/bookings/"+last["reference"].(string)+"/cancel", nil).Expect(t, http.StatusOK, "")
+		expect(3, 5, 5)
+		time.Sleep(50 * time.Millisecond)
+		if n := len(rc.acknowledged()); n != 3 {
+			t.Errorf("%d availability.changed deliveries, want 3", n)
+		}
+	})
+}
+
+func TestRetriesUntilAcknowledged(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil)
+		rc.respond = func(r *http.Request, n int) int {
+			if n <= 2 {
+				return http.StatusInternalServerError
+			}
+			return http.StatusNoContent
+		}
+		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{schedule: "1m,5m,30m"})
+		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+
+		d := onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Attempts == 1 })
+		if d.Status != store.DeliveryPending || d.LastError != "status 500" || !d.NextAttemptAt.Equal(apitest.Start.Add(time.Minute)) {
+			t.Fatalf("after the first failure: %+v", d)
+		}
+		time.Sleep(30 * time.Millisecond)
+		if n := rc.requests(); n != 1 {
+			t.Fatalf("%d requests before the retry was due", n)
+		}
+		env.Clock.Advance(time.Minute)
+		d = onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Attempts == 2 })
+		if d.Status != store.DeliveryPending || !d.NextAttemptAt.Equal(apitest.Start.Add(6*time.Minute)) {
+			t.Fatalf("after the second failure: %+v", d)
+		}
+		env.Clock.Advance(5 * time.Minute)
+		d = onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Status == store.DeliverySucceeded })
+		if d.Attempts != 3 || d.LastError != "" {
+			t.Errorf("succeeded delivery = %+v", d)
+		}
+		as := attemptsOf(t, env.Store, d.ID)
+		var codes []int
+		for _, a := range as {
+			codes = append(codes, a.StatusCode)
+		}
+		if diff := cmp.Diff([]int{500, 500, 204}, codes); diff != "" || as[0].Error != "status 500" || !as[1].AttemptedAt.Equal(apitest.Start.Add(time.Minute)) {
+			t.Errorf("attempts mismatch (-want +got):\n%s%+v", diff, as[1])
+		}
+		// Every attempt carried the same event id and the same signed bytes.
+		if got := rc.waitAcknowledged(1); got[0].event.Type != tradewind.EventBookingConfirmed || rc.requests() != 3 {
+			t.Errorf("receiver: %d requests, acknowledged %+v", rc.requests(), got[0].event)
+		}
+	})
+}
+
+func TestFailedWhenScheduleSpent(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil)
+		rc.respond = func(*http.Request, int) int { return http.StatusServiceUnavailable }
+		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{schedule: "1m,5m"})
+		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+
+		for attempt := 1; attempt <= 2; attempt++ {
+			onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Attempts == attempt })
+			env.Clock.Advance(10 * time.Minute)
+		}
+		d := onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Status != store.DeliveryPending })
+		if d.Status != store.DeliveryFailed || d.Attempts != 3 || d.LastError != "status 503" {
+			t.Fatalf("delivery = %+v, want failed after len(schedule)+1 = 3 attempts", d)
+		}
+		env.Clock.Advance(24 * time.Hour)
+		time.Sleep(50 * time.Millisecond)
+		if n, as := rc.requests(), attemptsOf(t, env.Store, d.ID); n != 3 || len(as) != 3 {
+			t.Errorf("%d requests and %d attempts after the delivery failed, want 3", n, len(as))
+		}
+	})
+}
+
+func TestUnreachableThenReachable(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close() // nothing listens: connections are refused
+		r := env.Post(acme.LiveKey, "/webhooks", map[string]any{"url": "https://" + addr + "/h", "event_types": []string{"booking.confirmed"}}).
+			Expect(t, http.StatusCreated, "")
+		var sub booking.SubscriptionView
+		r.Decode(t, &sub)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
+		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+
+		d := onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Attempts == 1 })
+		if as := attemptsOf(t, env.Store, d.ID); d.Status != store.DeliveryPending || as[0].StatusCode != 0 || !strings.Contains(as[0].Error, "refused") {
+			t.Fatalf("unreachable: %+v, attempt %+v", d, as[0])
+		}
+
+		// The receiver comes up on the same address.
+		var ln2 net.Listener
+		waitFor(t, "the address to be free", func() bool { ln2, err = net.Listen("tcp", addr); return err == nil })
+		rc := newReceiver(t, env.Clock, ln2)
+		rc.setSecret("/h", sub.Secret)
+		env.Clock.Advance(time.Minute + time.Second)
+		d = onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Status == store.DeliverySucceeded })
+		if d.Attempts != 2 || len(rc.waitAcknowledged(1)) != 1 {
+			t.Errorf("delivered after %d attempts", d.Attempts)
+		}
+	})
+}
+
+func TestDispatcherKilledMidDelivery(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil)
+		entered := make(chan struct{}, 1)
+		rc.respond = func(r *http.Request, n int) int {
+			if n == 1 { // the first attempt hangs until the dispatcher dies
+				entered <- struct{}{}
+				<-r.Context().Done()
+				return http.StatusGatewayTimeout // to no one
+			}
+			return http.StatusOK
+		}
+		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+		const lease = 5 * time.Second
+		_, kill := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{lease: lease})
+		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+		select {
+		case <-entered:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the first attempt never arrived")
+		}
+		kill()
+		d := onlyDelivery(t, env.Store, func(*store.Delivery) bool { return true })
+		if d.Status != store.DeliveryPending || d.Attempts != 0 || len(attemptsOf(t, env.Store, d.ID)) != 0 {
+			t.Fatalf("after the kill: %+v", d)
+		}
+
+		// A restarted dispatcher leaves the delivery alone until the lease expires.
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{lease: lease})
+		time.Sleep(50 * time.Millisecond)
+		if n := rc.requests(); n != 1 {
+			t.Fatalf("%d requests while the lease held", n)
+		}
+		env.Clock.Advance(lease)
+		d = onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Status == store.DeliverySucceeded })
+		if got := rc.waitAcknowledged(1); d.Attempts != 1 || rc.requests() != 2 || got[0].event.Type != tradewind.EventBookingConfirmed {
+			t.Errorf("delivery %+v after %d requests", d, rc.requests())
+		}
+	})
+}
+
+// TestTwoDispatchersOneDatabase runs two servers' dispatchers, each with its own
+// connections, over one database: every event reaches every subscription exactly once.
+func TestTwoDispatchersOneDatabase(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		dsn := o.DSN(t)
+		var stores []store.Store
+		for range 2 {
+			st, err := database.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			stores = append(stores, st)
+		}
+		clock := apitest.NewClock(apitest.Start)
+		p := &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", RateLimit: 120, CreatedAt: clock.Now()}
+		if err := stores[0].PartnerCreate(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		rc := newReceiver(t, clock, nil)
+		for _, path := range []string{"/a", "/b"} {
+			sub, err := stores[0].SubscriptionCreate(ctx, store.SubscriptionCreateParams{PartnerID: p.ID, URL: rc.url(path),
+				EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: "whsec_test" + path, CreatedAt: clock.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc.setSecret(path, sub.Secret)
+		}
+		for _, st := range stores {
+			startDispatcher(t, st, clock, dispatcherOptions{concurrency: 4, poll: 5 * time.Millisecond})
+		}
+		const events = 150
+		for i := range events {
+			e := &tradewind.Event{ID: fmt.Sprintf("evt_%03d", i), PartnerID: p.ID, Type: tradewind.EventBookingConfirmed,
+				Data: []byte(fmt.Sprintf(`{"n":%d}`, i)), CreatedAt: clock.Now()}
+			if err := stores[i%2].EventCreate(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rc.waitAcknowledged(2 * events)
+		waitFor(t, "every attempt to be recorded", func() bool {
+			l, err := stores[1].DeliveryList(ctx, store.DeliveryFilter{Status: store.DeliverySucceeded})
+			return err == nil && len(l) == 2*events
+		})
+		time.Sleep(50 * time.Millisecond)
+		seen := map[string]int{}
+		for _, r := range rc.acknowledged() {
+			seen[r.path+" "+r.event.ID]++
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Errorf("%s delivered %d times", k, n)
+			}
+		}
+		if len(seen) != 2*events || rc.requests() != 2*events {
+			t.Errorf("%d distinct deliveries in %d requests, want %d", len(seen), rc.requests(), 2*events)
+		}
+	})
+}
+
+func TestSSRFGuard(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		rc := newReceiver(t, env.Clock, nil) // https://127.0.0.1:port
+		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{forbid: true})
+		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+
+		d := onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Attempts == 1 })
+		as := attemptsOf(t, env.Store, d.ID)
+		if len(as) != 1 || as[0].StatusCode != 0 || !strings.HasPrefix(as[0].Error, "destination forbidden: 127.0.0.1 is not a public address") {
+			t.Fatalf("attempts = %+v", as)
+		}
+		if d.Status != store.DeliveryPending || !strings.HasPrefix(d.LastError, "destination forbidden") {
+			t.Errorf("delivery = %+v", d)
+		}
+		if n := rc.requests(); n != 0 {
+			t.Errorf("the receiver got %d requests", n)
+		}
+	})
+}
+
+func TestNudgeSendsAtOnce(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, storetest.Openers()[0])
+	env.Import(apitest.Catalog())
+	acme := env.NewPartner("acme", booking.PartnerParams{})
+	rc := newReceiver(t, env.Clock, nil)
+	subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+	d, _ := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: time.Hour})
+	env.Service.Store = webhook.NotifyOnEvent(env.Store, d.Nudge)
+	env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+	rc.waitAcknowledged(1) // long before the hour-long poll
+}
+
+func TestNewDispatcherChecksLease(t *testing.T) {
+	t.Parallel()
+	_, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: storetest.OpenSQLite(t),
+		Deliverer: webhook.NewDeliverer(false, 10*time.Second, nil), Lease: 5 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "lease") {
+		t.Errorf("NewDispatcher with a lease shorter than the timeout: %v", err)
+	}
+	if _, err := webhook.NewDispatcher(webhook.DispatcherConfig{}); err == nil {
+		t.Error("NewDispatcher without a store succeeded")
+	}
+}
