@@ -68,6 +68,9 @@ func stall(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 	case <-time.After(5 * time.Second):
 	}
+	// Never answer: a 200 written once the client gave up could still reach it in a race
+	// with its own timeout.
+	panic(http.ErrAbortHandler)
 }
 
 func deliver(d *Deliverer, url string) Attempt {
