@@ -47,6 +47,7 @@ type cli struct {
 		Confirm bookingConfirmCmd `cmd:"" help:"Confirm a pending or on_request booking (supplier accepted)."`
 		Reject  bookingRejectCmd  `cmd:"" help:"Reject a pending or on_request booking (supplier refused)."`
 	} `cmd:"" help:"Manage bookings."`
+	Webhook webhookCmd `cmd:"" help:"Inspect and replay webhook deliveries."`
 }
 
 // env is what every command gets: its streams, the environment and, once opened, the

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// webhookCmd is the operator's view of webhook deliveries.
+type webhookCmd struct {
+	Deliveries webhookDeliveriesCmd `cmd:"" help:"List webhook deliveries, newest first, with their attempts."`
+	Redeliver  webhookRedeliverCmd  `cmd:"" help:"Send an event again to every active subscription that received it."`
+}
+
+type webhookDeliveriesCmd struct {
+	Partner string `name:"partner" help:"Only this partner's deliveries."`
+	Event   string `name:"event" help:"Only the deliveries of this event (evt_…)."`
+	Status  string `name:"status" enum:",pending,succeeded,failed" default:"" help:"Only deliveries in this state: pending, succeeded or failed."`
+	Limit   int    `name:"limit" default:"100" help:"At most this many deliveries (1–1000)."`
+}
+
+// deliveryView is a delivery as the operator sees it, with every attempt.
+type deliveryView struct {
+	ID             int64         `json:"id"`
+	EventID        string        `json:"event_id"`
+	EventType      string        `json:"event_type"`
+	Partner        string        `json:"partner"`
+	SubscriptionID int64         `json:"subscription_id"`
+	URL            string        `json:"url"`
+	Status         string        `json:"status"`
+	NextAttemptAt  *time.Time    `json:"next_attempt_at"` // pending deliveries only
+	LastError      string        `json:"last_error"`
+	CreatedAt      time.Time     `json:"created_at"`
+	UpdatedAt      time.Time     `json:"updated_at"`
+	Attempts       []attemptView `json:"attempts"`
+}
+
+// attemptView is one attempt of a delivery.
+type attemptView struct {
+	AttemptedAt time.Time `json:"attempted_at"`
+	StatusCode  int       `json:"status_code"` // 0 when no answer was received
+	Error       string    `json:"error"`
+	Response    string    `json:"response"` // the start of the receiver's answer
+	DurationMS  int64     `json:"duration_ms"`
+}
+
+func (c *webhookDeliveriesCmd) Run(e *env) error {
+	if c.Limit < 1 || c.Limit > 1000 {
+		return errors.New("--limit: 1–1000")
+	}
+	st, _, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	partners, err := st.PartnerList(e.ctx)
+	if err != nil {
+		return err
+	}
+	f := store.DeliveryFilter{EventID: c.Event, Status: c.Status, Limit: c.Limit}
+	names := map[int64]string{}
+	for _, p := range partners {
+		names[p.ID] = p.Name
+		if p.Name == c.Partner {
+			f.PartnerID = p.ID
+		}
+	}
+	if c.Partner != "" && f.PartnerID == 0 {
+		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Partner)
+	}
+	list, err := st.DeliveryList(e.ctx, f)
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(list))
+	for i, d := range list {
+		ids[i] = d.ID
+	}
+	attempts, err := st.AttemptList(e.ctx, ids)
+	if err != nil {
+		return err
+	}
+	byDelivery := map[int64][]attemptView{}
+	for _, a := range attempts {
+		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], attemptView{AttemptedAt: a.AttemptedAt, StatusCode: a.StatusCode,
+			Error: a.Error, Response: a.ResponseSnippet, DurationMS: a.Duration.Milliseconds()})
+	}
+	views := []deliveryView{}
+	for _, d := range list {
+		v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Partner: names[d.PartnerID], SubscriptionID: d.SubscriptionID,
+			URL: d.URL, Status: d.Status, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+			Attempts: byDelivery[d.ID]}
+		if v.Attempts == nil {
+			v.Attempts = []attemptView{}
+		}
+		if d.Status == store.DeliveryPending {
+			next := d.NextAttemptAt
+			v.NextAttemptAt = &next
+		}
+		views = append(views, v)
+	}
+	return e.print(views, func(w io.Writer) {
+		fmt.Fprintln(w, "DELIVERY\tEVENT\tTYPE\tPARTNER\tSUBSCRIPTION\tSTATUS\tATTEMPTS\tNEXT ATTEMPT\tLAST ERROR")
+		for _, v := range views {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\n", v.ID, v.EventID, v.EventType, v.Partner, v.SubscriptionID,
+				v.Status, len(v.Attempts), timeOrDash(v.NextAttemptAt), orDash(v.LastError))
+			for i, a := range v.Attempts {
+				fmt.Fprintf(w, "\t  attempt %d\t%s\t%s\t%d ms\t\t\t\t%s\n", i+1, a.AttemptedAt.Format(time.RFC3339),
+					statusOrDash(a.StatusCode), a.DurationMS, orDash(a.Error))
+			}
+		}
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func statusOrDash(code int) string {
+	if code == 0 {
+		return "no answer"
+	}
+	return fmt.Sprintf("HTTP %d", code)
+}
+
+type webhookRedeliverCmd struct {
+	EventID string `arg:"" name:"EVENT_ID" help:"The event to send again (evt_…; see: tradewind webhook deliveries)."`
+}
+
+func (c *webhookRedeliverCmd) Run(e *env) error {
+	st, _, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var n int
+	err = st.InTx(e.ctx, func(q store.Querier) (err error) {
+		n, err = q.DeliveryRedeliver(e.ctx, store.DeliveryRedeliverParams{EventID: c.EventID, Now: e.clock.Now()})
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no event %q (see: tradewind webhook deliveries)", c.EventID)
+	}
+	if err != nil {
+		return err
+	}
+	return e.print(map[string]any{"event_id": c.EventID, "deliveries": n}, func(w io.Writer) {
+		if n == 0 {
+			fmt.Fprintf(w, "Event %s was not delivered to any subscription that is still active: nothing to send.\n", c.EventID)
+			return
+		}
+		fmt.Fprintf(w, "Event %s is due again for %d subscription(s); a running server sends it within a second.\n", c.EventID, n)
+	})
+}
