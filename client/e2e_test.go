@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,9 +18,11 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/ratelimit"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/storetest"
+	"github.com/tradewind/tradewind/internal/webhook"
 )
 
 // contractTransport checks every response the SDK receives against the OpenAPI document,
@@ -398,3 +402,119 @@ func TestRateLimitRetry(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestWebhookSubscriptions(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+		sub := must(c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: "https://partner.example.com/hooks",
+			EventTypes: []string{client.EventBookingConfirmed, client.EventBookingCancelled}}))(t)
+		if sub.ID == 0 || !sub.Active || len(sub.Secret) < 10 || sub.Secret[:6] != "whsec_" || len(sub.EventTypes) != 2 {
+			t.Fatalf("created %+v", sub)
+		}
+		list := must(c.ListWebhooks(ctx))(t)
+		if len(list) != 1 || list[0].ID != sub.ID || list[0].Secret != "" || list[0].URL != sub.URL {
+			t.Fatalf("list = %+v", list)
+		}
+		_, err := c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: "http://partner.example.com/hooks", EventTypes: []string{"booking.updated"}})
+		var apiErr *client.Error
+		if !errors.As(err, &apiErr) || apiErr.Code != client.CodeValidationFailed || len(apiErr.Errors) != 2 {
+			t.Errorf("invalid subscription: %v", err)
+		}
+		if err := c.DeleteWebhook(ctx, sub.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DeleteWebhook(ctx, sub.ID); !client.IsCode(err, client.CodeNotFound) {
+			t.Errorf("second delete: %v", err)
+		}
+		if list := must(c.ListWebhooks(ctx))(t); len(list) != 0 {
+			t.Errorf("list after delete = %+v", list)
+		}
+	})
+}
+
+// TestWebhookDeliveries subscribes with the SDK, runs the dispatcher, and checks that
+// every delivery verifies with ParseWebhook and matches the document's webhooks. It runs
+// on the wall clock, since ParseWebhook checks timestamps against it.
+func TestWebhookDeliveries(t *testing.T) {
+	validator, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		now := time.Now().UTC()
+		env.Clock.Set(now)
+		env.Import(catalog.Demo(now))
+		p := env.NewPartner("acme", booking.PartnerParams{})
+		c := sdk(t, env, p.LiveKey)
+		ctx := context.Background()
+
+		var mu sync.Mutex
+		var secret string
+		got := map[string][]*client.WebhookEvent{}
+		receiver := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			ev, err := client.ParseWebhook(r, secret)
+			if err != nil {
+				t.Errorf("delivery: %v", err)
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			if err := validator.CheckEvent(r.Header, body); err != nil {
+				t.Errorf("delivery: %v", err)
+			}
+			got[ev.Type] = append(got[ev.Type], ev)
+		}))
+		defer receiver.Close()
+		sub := must(c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: receiver.URL + "/hooks",
+			EventTypes: []string{client.EventBookingConfirmed, client.EventBookingCancelled, client.EventAvailabilityChanged}}))(t)
+		mu.Lock()
+		secret = sub.Secret
+		mu.Unlock()
+
+		tlsConfig := receiver.Client().Transport.(*http.Transport).TLSClientConfig
+		d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: env.Store, Deliverer: webhook.NewDeliverer(true, 5*time.Second, tlsConfig),
+			Clock: env.Clock, PollInterval: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runCtx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { d.Run(runCtx); close(done) }()
+		defer func() { stop(); <-done }()
+
+		// booking.confirmed, then booking.cancelled; selling the last rooms of a night
+		// and a catalog change both give availability.changed.
+		day := func(n int) string { return now.AddDate(0, 0, n).Format("2006-01-02") }
+		b := must(c.Book(ctx, &client.BookRequest{Guest: guest, PartnerReference: "PO-hook", Quote: client.Quote{ProductType: client.ProductHotel,
+			HotelID: 1001, RoomID: 100102, CheckIn: day(3), CheckOut: day(4), Rooms: 2, Adults: 2}}))(t)
+		must(c.CancelBooking(ctx, b.Reference, "testing webhooks"))(t)
+		doc := catalog.Demo(now)
+		doc.Hotels[0].Rooms[0].Inventory[0].Price += 100
+		env.Import(doc)
+
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			mu.Lock()
+			n := len(got[client.EventBookingConfirmed]) * len(got[client.EventBookingCancelled]) * len(got[client.EventAvailabilityChanged])
+			mu.Unlock()
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("deliveries by type after 15 s: %v", got)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if ev := got[client.EventBookingCancelled][0]; ev.Partner != "acme" || !bytes.Contains(ev.Data, []byte(b.Reference)) {
+			t.Errorf("booking.cancelled = %+v %s", ev, ev.Data)
+		}
+	})
+}

@@ -14,7 +14,7 @@ const (
 	EventAvailabilityChanged = "availability.changed" // EventAvailabilityChanged is sent when an item's availability or price changes.
 )
 
-// WebhookSubscription is a subscription of a URL to event types.
+// WebhookSubscription is a subscription of an https URL to event types.
 type WebhookSubscription struct {
 	ID         int64     `json:"id"`
 	URL        string    `json:"url"`
@@ -32,13 +32,22 @@ type CreateWebhookRequest struct {
 	EventTypes []string `json:"event_types"` // Event… constants
 }
 
-// ListWebhooks lists the partner's webhook subscriptions (GET /webhooks).
+// ListWebhooks lists the partner's active webhook subscriptions, oldest first, without
+// their secrets (GET /webhooks, every page).
 func (c *Client) ListWebhooks(ctx context.Context) ([]WebhookSubscription, error) {
 	out := []WebhookSubscription{}
-	if err := c.read(ctx, http.MethodGet, "/webhooks", nil, &out, nil); err != nil {
-		return nil, err
+	for page := 1; ; page++ {
+		var subs []WebhookSubscription
+		var meta Page
+		path := "/webhooks?page=" + strconv.Itoa(page) + "&per_page=100"
+		if err := c.read(ctx, http.MethodGet, path, nil, &subs, &meta); err != nil {
+			return nil, err
+		}
+		out = append(out, subs...)
+		if page >= meta.TotalPages || len(subs) == 0 {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
 // CreateWebhook subscribes a URL to event types (POST /webhooks); the result holds the
