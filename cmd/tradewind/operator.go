@@ -12,6 +12,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/store"
 )
 
 func formatMinor(minor int64, currency string) string { return money.Format(minor, currency) }
@@ -415,26 +416,36 @@ type bookingRow struct {
 	CreatedAt        time.Time       `json:"created_at"`
 }
 
+// partnerNames maps every partner's id to its name and returns the id of the partner
+// named name (0 when name is empty); an unknown name is an error that says what to do.
+func partnerNames(e *env, st store.Querier, name string) (map[int64]string, int64, error) {
+	partners, err := st.PartnerList(e.ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	names := map[int64]string{}
+	var id int64
+	for _, p := range partners {
+		names[p.ID] = p.Name
+		if p.Name == name {
+			id = p.ID
+		}
+	}
+	if name != "" && id == 0 {
+		return nil, 0, fmt.Errorf("no partner named %q (see: tradewind partner list)", name)
+	}
+	return names, id, nil
+}
+
 func (c *bookingListCmd) Run(e *env) error {
 	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var partnerID int64
-	names := map[int64]string{}
-	partners, err := st.PartnerList(e.ctx)
+	names, partnerID, err := partnerNames(e, st, c.Partner)
 	if err != nil {
 		return err
-	}
-	for _, p := range partners {
-		names[p.ID] = p.Name
-		if p.Name == c.Partner {
-			partnerID = p.ID
-		}
-	}
-	if c.Partner != "" && partnerID == 0 {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Partner)
 	}
 	list, err := svc.ListAllBookings(e.ctx, partnerID, c.Status)
 	if err != nil {

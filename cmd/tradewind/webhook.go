@@ -56,22 +56,11 @@ func (c *webhookDeliveriesCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	partners, err := st.PartnerList(e.ctx)
+	names, partnerID, err := partnerNames(e, st, c.Partner)
 	if err != nil {
 		return err
 	}
-	f := store.DeliveryFilter{EventID: c.Event, Status: c.Status, Limit: c.Limit}
-	names := map[int64]string{}
-	for _, p := range partners {
-		names[p.ID] = p.Name
-		if p.Name == c.Partner {
-			f.PartnerID = p.ID
-		}
-	}
-	if c.Partner != "" && f.PartnerID == 0 {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Partner)
-	}
-	list, err := st.DeliveryList(e.ctx, f)
+	list, err := st.DeliveryList(e.ctx, store.DeliveryFilter{PartnerID: partnerID, EventID: c.Event, Status: c.Status, Limit: c.Limit})
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,8 @@ func invalidSubscription(problems []string) error {
 	return &tradewind.Error{Code: tradewind.ECodeValidationFailed, Message: "The webhook subscription is invalid.", Details: problems}
 }
 
-var errTooManySubscriptions = fmt.Sprintf("webhooks: at most %d active subscriptions per partner; delete one first", MaxSubscriptions)
+// tooManySubscriptions is the problem of a subscription past the limit.
+var tooManySubscriptions = fmt.Sprintf("webhooks: at most %d active subscriptions per partner; delete one first", MaxSubscriptions)
 
 // CreateSubscription subscribes an https url to event types for the caller's partner
 // and returns it with its signing secret, shown only now. 422 validation_failed lists
@@ -61,7 +62,7 @@ func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *Subscr
 		return nil, err
 	}
 	if n >= MaxSubscriptions {
-		p.add("%s", errTooManySubscriptions)
+		p.add("%s", tooManySubscriptions)
 	}
 	if len(p) > 0 {
 		return nil, invalidSubscription(p)
@@ -77,7 +78,7 @@ func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *Subscr
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) { // another request took the last place meanwhile
-		return nil, invalidSubscription([]string{errTooManySubscriptions})
+		return nil, invalidSubscription([]string{tooManySubscriptions})
 	}
 	if err != nil {
 		return nil, err
