@@ -161,13 +161,18 @@ func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*respons
 	return withMessage(http.StatusCreated, "Booking "+b.Reference+" is "+b.Status+".", b), nil
 }
 
-func (s *Server) listBookings(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+// queryPage reads the page and per_page query parameters of a list.
+func queryPage(r *http.Request) (booking.Page, error) {
 	var problems []string
 	page, perPage := queryInt(r, "page", &problems), queryInt(r, "per_page", &problems)
 	if err := tradewind.Invalid(problems); err != nil {
-		return nil, err
+		return booking.Page{}, err
 	}
-	pg, err := booking.ValidatePage(page, perPage)
+	return booking.ValidatePage(page, perPage)
+}
+
+func (s *Server) listBookings(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	pg, err := queryPage(r)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 )
 
@@ -21,12 +20,7 @@ func (s *Server) createWebhook(r *http.Request, c *booking.Caller, body []byte) 
 }
 
 func (s *Server) listWebhooks(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
-	var problems []string
-	page, perPage := queryInt(r, "page", &problems), queryInt(r, "per_page", &problems)
-	if err := tradewind.Invalid(problems); err != nil {
-		return nil, err
-	}
-	pg, err := booking.ValidatePage(page, perPage)
+	pg, err := queryPage(r)
 	if err != nil {
 		return nil, err
 	}

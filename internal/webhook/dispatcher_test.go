@@ -211,6 +211,15 @@ func subscribe(t testing.TB, env *apitest.Env, key string, rc *receiver, path st
 	return sub.ID
 }
 
+// newEnv starts the partner API over a fresh database from o with the test catalog and
+// the partner acme, and an HTTPS receiver on the same clock.
+func newEnv(t *testing.T, o storetest.Opener) (*apitest.Env, *apitest.Partner, *receiver) {
+	t.Helper()
+	env := apitest.New(t, o)
+	env.Import(apitest.Catalog())
+	return env, env.NewPartner("acme", booking.PartnerParams{}), newReceiver(t, env.Clock, nil)
+}
+
 func hotelBooking(checkIn, checkOut int, roomID int64, rooms, adults int, extra ...any) map[string]any {
 	b := map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": roomID, "check_in": apitest.Day(checkIn),
 		"check_out": apitest.Day(checkOut), "rooms": rooms, "adults": adults, "guest": map[string]any{"name": "Ana Silva"}}
@@ -271,10 +280,7 @@ func dataOf(t testing.TB, r received) map[string]any {
 
 func TestBookingEvents(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil)
+		env, acme, rc := newEnv(t, o)
 		subscribe(t, env, acme.LiveKey, rc, "/bookings", tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled)
 		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
 
@@ -338,11 +344,8 @@ func TestBookingEvents(t *testing.T) {
 
 func TestAvailabilityChangedEvents(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
+		env, acme, rc := newEnv(t, o)
 		globex := env.NewPartner("globex", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil)
 		subscribe(t, env, acme.LiveKey, rc, "/availability", tradewind.EventAvailabilityChanged)
 		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
 		expect := func(n int, start, end int) {
@@ -382,10 +385,7 @@ func TestAvailabilityChangedEvents(t *testing.T) {
 
 func TestRetriesUntilAcknowledged(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil)
+		env, acme, rc := newEnv(t, o)
 		rc.setRespond(func(r *http.Request, n int) int {
 			if n <= 2 {
 				return http.StatusInternalServerError
@@ -435,10 +435,7 @@ func TestRetriesUntilAcknowledged(t *testing.T) {
 
 func TestFailedWhenScheduleSpent(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil)
+		env, acme, rc := newEnv(t, o)
 		rc.setRespond(func(*http.Request, int) int { return http.StatusServiceUnavailable })
 		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
 		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{schedule: "1m,5m"})
@@ -462,9 +459,7 @@ func TestFailedWhenScheduleSpent(t *testing.T) {
 
 func TestUnreachableThenReachable(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
+		env, acme, _ := newEnv(t, o)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -498,10 +493,7 @@ func TestUnreachableThenReachable(t *testing.T) {
 
 func TestDispatcherKilledMidDelivery(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil)
+		env, acme, rc := newEnv(t, o)
 		entered := make(chan struct{}, 1)
 		rc.setRespond(func(r *http.Request, n int) int {
 			if n == 1 { // the first attempt hangs until the dispatcher dies
@@ -603,10 +595,7 @@ func TestTwoDispatchersOneDatabase(t *testing.T) {
 
 func TestSSRFGuard(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		acme := env.NewPartner("acme", booking.PartnerParams{})
-		rc := newReceiver(t, env.Clock, nil) // https://127.0.0.1:port
+		env, acme, rc := newEnv(t, o) // the receiver is https://127.0.0.1:port
 		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
 		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{forbid: true})
 		env.Book(acme.LiveKey, "k1", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
@@ -627,10 +616,7 @@ func TestSSRFGuard(t *testing.T) {
 
 func TestNudgeSendsAtOnce(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, storetest.Openers()[0])
-	env.Import(apitest.Catalog())
-	acme := env.NewPartner("acme", booking.PartnerParams{})
-	rc := newReceiver(t, env.Clock, nil)
+	env, acme, rc := newEnv(t, storetest.Openers()[0])
 	subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
 	d, _ := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: time.Hour})
 	env.Service.Store = webhook.NotifyOnEvent(env.Store, d.Nudge)
