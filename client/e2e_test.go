@@ -16,7 +16,6 @@ import (
 	"github.com/tradewind/tradewind/client"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/ratelimit"
@@ -59,7 +58,7 @@ func sdk(tb testing.TB, env *apitest.Env, key string, opts ...client.Option) *cl
 func demoEnv(t *testing.T, o storetest.Opener, opts ...apitest.Option) (*apitest.Env, *apitest.Partner) {
 	t.Helper()
 	env := apitest.New(t, o, opts...)
-	env.Import(catalog.Demo(apitest.Start))
+	env.Import(apitest.Demo(apitest.Start, 70))
 	return env, env.NewPartner("acme", booking.PartnerParams{})
 }
 
@@ -350,7 +349,7 @@ func TestSigning(t *testing.T) {
 		env := apitest.New(t, o, guards)
 		now := time.Now().UTC()
 		env.Clock.Set(now)
-		env.Import(catalog.Demo(now))
+		env.Import(apitest.Demo(now, 70))
 		yes := true
 		env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
 		partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
@@ -446,7 +445,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		env := apitest.New(t, o)
 		now := time.Now().UTC()
 		env.Clock.Set(now)
-		env.Import(catalog.Demo(now))
+		env.Import(apitest.Demo(now, 70))
 		p := env.NewPartner("acme", booking.PartnerParams{})
 		c := sdk(t, env, p.LiveKey)
 		ctx := context.Background()
@@ -494,7 +493,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		b := must(c.Book(ctx, &client.BookRequest{Guest: guest, PartnerReference: "PO-hook", Quote: client.Quote{ProductType: client.ProductHotel,
 			HotelID: 1001, RoomID: 100102, CheckIn: day(3), CheckOut: day(4), Rooms: 2, Adults: 2}}))(t)
 		must(c.CancelBooking(ctx, b.Reference, "testing webhooks"))(t)
-		doc := catalog.Demo(now)
+		doc := apitest.Demo(now, 70)
 		doc.Hotels[0].Rooms[0].Inventory[0].Price += 100
 		env.Import(doc)
 

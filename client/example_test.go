@@ -13,7 +13,6 @@ import (
 	"github.com/tradewind/tradewind/client"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 )
@@ -22,8 +21,9 @@ import (
 var exampleDay = time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // demoServer starts the real partner API in-process over an in-memory SQLite database
-// holding the demo catalog and a partner with 10 % markup pricing, on exampleDay. It
-// returns the server's URL, a test key of the partner, and a func that stops it all.
+// holding the demo catalog (its first 30 days) and a partner with 10 % markup pricing,
+// on exampleDay. It returns the server's URL, a test key of the partner, and a func that
+// stops it all.
 func demoServer() (url, testKey string, stop func()) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, ":memory:")
@@ -32,7 +32,7 @@ func demoServer() (url, testKey string, stop func()) {
 	}
 	clock := apitest.NewClock(exampleDay)
 	svc := booking.New(st, clock, nil)
-	if _, err := svc.ImportCatalog(ctx, catalog.Demo(exampleDay)); err != nil {
+	if _, err := svc.ImportCatalog(ctx, apitest.Demo(exampleDay, 30)); err != nil {
 		log.Fatal(err)
 	}
 	mode, markup := "markup", "10"

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -51,7 +50,7 @@ func TestRoutesDocumented(t *testing.T) {
 func TestEveryEndpoint(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env := apitest.New(t, o)
-		env.Import(catalog.Demo(apitest.Start))
+		env.Import(apitest.Demo(apitest.Start, 70))
 		p := env.NewPartner("acme", booking.PartnerParams{})
 		hotelsOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"hotel"}})
 		readOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Scopes: []string{"catalog:read"}})
