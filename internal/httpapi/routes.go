@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/openapi"
 )
 
 // endpoints lists every route of the partner API, in one place.
@@ -40,8 +42,9 @@ func (s *Server) endpoints() []endpoint {
 	}
 }
 
-// routes registers the endpoints, and one fallback under the prefix that answers an
-// enveloped 405 for a known path with another method and an enveloped 404 otherwise.
+// routes registers the endpoints, the OpenAPI document and its reference page
+// (unauthenticated), and one fallback under the prefix that answers an enveloped 405 for
+// a known path with another method and an enveloped 404 otherwise.
 func (s *Server) routes(mux *http.ServeMux) {
 	known := http.NewServeMux() // every endpoint path, any method
 	registered := map[string]bool{}
@@ -51,6 +54,11 @@ func (s *Server) routes(mux *http.ServeMux) {
 			registered[e.path] = true
 			known.Handle(Prefix+e.path, http.NotFoundHandler())
 		}
+	}
+	openapi.Register(mux)
+	for _, r := range openapi.Routes() {
+		_, path, _ := strings.Cut(r, " ")
+		known.Handle(Prefix+path, http.NotFoundHandler())
 	}
 	mux.Handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := known.Handler(r); pattern != "" {

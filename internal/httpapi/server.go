@@ -11,7 +11,6 @@ import (
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -60,7 +59,6 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg, logger: cfg.Logger}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	openapi.Register(mux) // the API's own document and reference page, unauthenticated
 	if cfg.Extra != nil {
 		cfg.Extra(mux)
 	}

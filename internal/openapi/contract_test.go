@@ -71,6 +71,8 @@ func TestEveryEndpoint(t *testing.T) {
 			{"GET", "/meta/credit", live, nil, nil, 200, ""},
 			{"GET", "/nowhere", live, nil, nil, 404, "not_found"},
 			{"DELETE", "/meta/ping", live, nil, nil, 405, "method_not_allowed"},
+			{"POST", "/openapi.json", "", "{}", nil, 405, "method_not_allowed"},
+			{"DELETE", "/docs", "", nil, nil, 405, "method_not_allowed"},
 
 			{"POST", "/hotels/search", live, map[string]any{"destination": "Lisbon", "check_in": day(1), "check_out": day(3)}, nil, 200, ""},
 			{"POST", "/hotels/search", live, map[string]any{"city": "lisbon", "check_in": day(1), "check_out": day(3), "children": 1, "child_ages": []int{7}, "page": 2, "per_page": 1}, nil, 200, ""},
