@@ -308,7 +308,12 @@ func TestBookingEvents(t *testing.T) {
 			t.Errorf("booking.confirmed data mismatch (-want +got):\n%s", diff)
 		}
 
-		// Cancelling sends booking.cancelled with the reason.
+		// Cancelling sends booking.cancelled with the reason. The clock jumps past the
+		// lease only once the first attempt is recorded: before, the delivery would
+		// rightly be sent again (at least once).
+		waitFor(t, "the attempt to be recorded", func() bool {
+			return deliveriesOf(t, env.Store, ev.ID)[0].Status == store.DeliverySucceeded
+		})
 		env.Clock.Advance(time.Hour)
 		env.Post(acme.LiveKey, "/bookings/"+b["reference"].(string)+"/cancel", map[string]any{"reason": "guest changed plans"}).
 			Expect(t, http.StatusOK, "")
