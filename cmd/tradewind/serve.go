@@ -102,6 +102,7 @@ func (c *serveCmd) Run(e *env) error {
 // server is a configured partner API listener and its background workers.
 type server struct {
 	cmd       *serveCmd
+	ln        net.Listener // the partner API's listener, bound first
 	handler   http.Handler
 	tls       bool
 	tlsConfig *tls.Config       // certificates and client-certificate policy when tls is set
@@ -112,13 +113,19 @@ type server struct {
 
 // build wires the partner API from the flags.
 func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server, error) {
-	srv := &server{cmd: c}
-	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	if err := c.wireSecurity(e, st, svc, srv, &cfg); err != nil {
-		return nil, err
+	// Bind the partner listener first: a taken --addr fails before anything else
+	// (the admin listener, the dispatcher) has started.
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (choose another --addr)", c.Addr, err)
 	}
-	if err := c.wireWebhooks(e, st, svc, srv, &cfg); err != nil {
-		return nil, err
+	srv := &server{cmd: c, ln: ln}
+	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
+	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks} {
+		if err := wire(e, st, svc, srv, &cfg); err != nil {
+			ln.Close()
+			return nil, err
+		}
 	}
 	srv.handler = httpapi.NewServer(cfg)
 	return srv, nil
@@ -127,10 +134,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server
 // run listens until the context ends, then shuts down gracefully, finishing the
 // requests in flight.
 func (s *server) run(e *env) error {
-	ln, err := net.Listen("tcp", s.cmd.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (choose another --addr)", s.cmd.Addr, err)
-	}
+	ln := s.ln
 	hs := &http.Server{
 		Handler:           s.handler,
 		TLSConfig:         s.tlsConfig,
@@ -170,7 +174,7 @@ func (s *server) run(e *env) error {
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer scancel()
-	err = hs.Shutdown(sctx)
+	err := hs.Shutdown(sctx)
 	<-done
 	for _, f := range s.shutdown {
 		f()
@@ -212,8 +216,10 @@ func loadDemo(e *env, svc *booking.Service) error {
 	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
 		formatMinor(p.CreditLimit, p.Currency), p.Currency)
 	fmt.Fprintf(w, "  test key: %s\n  live key: %s\n", keys["test"], keys["live"])
-	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' http://%s%s/meta/ping\n", keys["test"], demoHost(e), httpapi.Prefix)
+	scheme := "http"
+	if e.cli.Serve.TLSCert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' %s://%s%s/meta/ping\n", keys["test"], scheme, e.cli.Serve.Addr, httpapi.Prefix)
 	return nil
 }
-
-func demoHost(e *env) string { return e.cli.Serve.Addr }
