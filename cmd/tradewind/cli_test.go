@@ -163,6 +163,12 @@ func TestCatalogGenerate(t *testing.T) {
 	if a.err != nil || a.stdout != b.stdout {
 		t.Fatalf("generate is not deterministic: %v", a.err)
 	}
+	if r := runTradewind(t, "sqlite::memory:", "", "catalog", "generate", "--hotels", "2", "--start", "2027-01-01"); r.err != nil || strings.Contains(r.stdout, `"activities"`) {
+		t.Errorf("counts not given are 0: %v", r.err)
+	}
+	if r := runTradewind(t, "sqlite::memory:", "", "catalog", "generate"); r.err == nil {
+		t.Error("generate without counts must say what to give")
+	}
 	doc, err := catalog.Parse(strings.NewReader(a.stdout))
 	if err != nil || len(doc.Hotels) != 5 || len(doc.Packages) != 2 {
 		t.Fatalf("generated catalog: %v", err)

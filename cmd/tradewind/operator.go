@@ -76,10 +76,10 @@ func asValidation(err error, ve **catalog.ValidationError) bool {
 }
 
 type catalogGenerateCmd struct {
-	Hotels     int    `name:"hotels" default:"100" help:"Number of hotels."`
-	Activities int    `name:"activities" default:"50" help:"Number of activities."`
-	Rentals    int    `name:"rentals" default:"50" help:"Number of rentals."`
-	Packages   int    `name:"packages" default:"20" help:"Number of packages."`
+	Hotels     int    `name:"hotels" default:"0" help:"Number of hotels."`
+	Activities int    `name:"activities" default:"0" help:"Number of activities."`
+	Rentals    int    `name:"rentals" default:"0" help:"Number of rentals."`
+	Packages   int    `name:"packages" default:"0" help:"Number of packages."`
 	Cities     int    `name:"cities" default:"10" help:"Number of cities."`
 	Days       int    `name:"days" default:"365" help:"Days of inventory from --start."`
 	Seed       int64  `name:"seed" default:"1" help:"Random seed: the same seed gives the same catalog."`
@@ -99,6 +99,9 @@ func (c *catalogGenerateCmd) Run(e *env) error {
 		if n < 0 {
 			return fmt.Errorf("--%s: must be 0 or more", name)
 		}
+	}
+	if c.Hotels+c.Activities+c.Rentals+c.Packages == 0 {
+		return fmt.Errorf("say how many items to generate: --hotels N --activities N --rentals N --packages N")
 	}
 	if c.Cities < 1 || c.Days < 1 || c.Days > 1100 {
 		return fmt.Errorf("--cities must be 1 or more and --days 1–1100")
