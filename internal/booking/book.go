@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 	"unicode"
 
@@ -149,18 +150,40 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
+	created, err := s.book(ctx, c, idemKey, req)
+	if err != nil {
+		// Another request with the same key may have created the booking while this one
+		// was checked (it took the last room, or the prebook token): every request of
+		// one key answers with that booking, whatever else went wrong here.
+		if b, gerr := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); gerr == nil {
+			return s.View(b), true, nil
+		}
+		if errors.Is(err, errReplay) {
+			return nil, false, fmt.Errorf("idempotency key claimed but no booking found")
+		}
+		return nil, false, err
+	}
+	s.Logger.InfoContext(ctx, "booking created", "reference", created.Reference, "partner_id", created.PartnerID,
+		"product_type", created.ProductType, "status", created.Status, "test", created.Test)
+	return s.View(created), false, nil
+}
+
+// book validates, prices and creates a booking in one transaction. errReplay: another
+// request of the same key committed first.
+func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *BookRequest) (*tradewind.Booking, error) {
+	var err error
 	var p problems
 	validateGuest(&p, req.Guest)
 	p.maxLen("partner_reference", req.PartnerReference, 64)
 	if len(p) > 0 {
-		return nil, false, p.err()
+		return nil, p.err()
 	}
 
 	q := &req.QuoteRequest
 	var locked *tradewind.Prebook
 	if req.PrebookToken != "" {
 		if locked, q, err = s.prebookFor(ctx, c, req); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		if len(req.Travellers) > 0 {
 			q.Travellers = req.Travellers // travellers may be named on book only
@@ -168,10 +191,10 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	}
 	// Validate and price before the transaction so bad input never takes a lock.
 	if _, err := s.quote(ctx, s.Store, c, q); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if err := checkTravellers(q); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 
 	var created *tradewind.Booking
@@ -188,6 +211,8 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		if req.PartnerReference != "" {
 			if _, err := tx.BookingGetByPartnerReference(ctx, c.Partner.ID, req.PartnerReference); err == nil {
 				return duplicatePartnerRef(req.PartnerReference)
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
 			}
 		}
 		pq, err := s.quote(ctx, tx, c, q) // re-check availability and price under the lock
@@ -239,19 +264,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		created = b
 		return nil
 	})
-	if errors.Is(err, errReplay) {
-		b, err := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey)
-		if err != nil {
-			return nil, false, err
-		}
-		return s.View(b), true, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	s.Logger.InfoContext(ctx, "booking created", "reference", created.Reference, "partner_id", created.PartnerID,
-		"product_type", created.ProductType, "status", created.Status, "test", created.Test)
-	return s.View(created), false, nil
+	return created, err
 }
 
 func duplicatePartnerRef(ref string) error {

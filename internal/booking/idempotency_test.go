@@ -1,0 +1,104 @@
+package booking_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+type pauseKey struct{}
+
+// pausingStore holds a request marked in its context right after its first idempotency
+// lookup, so that another request with the same key can commit in between.
+type pausingStore struct{ store.Store }
+
+func (p pausingStore) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error) {
+	b, err := p.Store.BookingGetByIdempotencyKey(ctx, partnerID, key)
+	if ch, ok := ctx.Value(pauseKey{}).(chan struct{}); ok {
+		<-ch
+	}
+	return b, err
+}
+
+// TestReplayWhileFirstRequestCommits: a retry that looked up its key just before the
+// original committed must answer with the original booking, even though the original
+// took the last room or the prebook token it is checking.
+func TestReplayWhileFirstRequestCommits(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		for _, viaToken := range []bool{false, true} {
+			name := o.Name + "/quote"
+			if viaToken {
+				name = o.Name + "/prebook_token"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				st := o.Open(t)
+				clock := apitest.NewClock(apitest.Start)
+				svc := booking.New(st, clock, nil)
+				if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
+					t.Fatal(err)
+				}
+				p, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				limit := "10000"
+				if p, err = svc.UpdatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit}); err != nil {
+					t.Fatal(err)
+				}
+				k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := &booking.Caller{Partner: p, Key: k}
+				quote := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,
+					CheckIn: apitest.Day(3), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
+				// The single room has two per night: take one, so one is left.
+				if _, _, err := svc.Book(ctx, c, "first", &booking.BookRequest{QuoteRequest: quote, Guest: &booking.Guest{Name: "X"}}); err != nil {
+					t.Fatal(err)
+				}
+				req := func() *booking.BookRequest {
+					return &booking.BookRequest{QuoteRequest: quote, Guest: &booking.Guest{Name: "X"}}
+				}
+				if viaToken {
+					pb, err := svc.Prebook(ctx, c, &quote)
+					if err != nil {
+						t.Fatal(err)
+					}
+					req = func() *booking.BookRequest {
+						return &booking.BookRequest{PrebookToken: pb.PrebookToken, Guest: &booking.Guest{Name: "X"}}
+					}
+				}
+				retry := booking.New(pausingStore{st}, clock, nil)
+				hold := make(chan struct{})
+				type answer struct {
+					view   *booking.BookingView
+					replay bool
+					err    error
+				}
+				done := make(chan answer, 1)
+				go func() {
+					v, r, err := retry.Book(context.WithValue(ctx, pauseKey{}, hold), c, "K", req())
+					done <- answer{v, r, err}
+				}()
+				time.Sleep(50 * time.Millisecond) // the retry is now past its first lookup
+				orig, replay, err := svc.Book(ctx, c, "K", req())
+				if err != nil || replay {
+					t.Fatalf("original: %v, replay %v", err, replay)
+				}
+				close(hold)
+				got := <-done
+				if got.err != nil || !got.replay || got.view.Reference != orig.Reference {
+					t.Fatalf("retry answered %+v, %v; want a replay of %s", got.view, got.err, orig.Reference)
+				}
+			})
+		}
+	}
+}
