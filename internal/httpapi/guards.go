@@ -78,13 +78,17 @@ func MutualTLS(trust security.ProxyTrust) Guard {
 // Signature returns the guard that verifies the HMAC request signature of partners that
 // require signing against svc.SigningSecrets (so a rotation's previous secret still works
 // during its overlap): 401 signature_required, signature_expired or signature_invalid.
+// The signature may cover the path alone (the contract's form) or, when the request has a
+// query string, the path and query as sent (what the SDK signs).
 func Signature(svc *booking.Service) Guard {
 	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, body []byte) error {
 		if !c.Partner.RequireSignature {
 			return nil
 		}
-		err := security.VerifyRequest(svc.SigningSecrets(c.Partner), r.Header.Get(security.HeaderTimestamp),
-			r.Header.Get(security.HeaderSignature), r.Method, security.RequestTarget(r), body, svc.Clock.Now(), security.DefaultMaxSkew)
+		// The contract signs the path alone; the SDK signs path and query (stronger).
+		// With a query string both are accepted.
+		err := security.VerifyRequestTargets(svc.SigningSecrets(c.Partner), r.Header.Get(security.HeaderTimestamp),
+			r.Header.Get(security.HeaderSignature), r.Method, security.RequestTargets(r), body, svc.Clock.Now(), security.DefaultMaxSkew)
 		switch {
 		case err == nil:
 			return nil
@@ -96,7 +100,7 @@ func Signature(svc *booking.Service) Guard {
 				"%s must be within %v of the server time; check the client's clock.", security.HeaderTimestamp, security.DefaultMaxSkew)
 		case errors.Is(err, security.ErrSignatureInvalid):
 			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
-				"%s is not the hex HMAC-SHA256 of \"<timestamp>.<METHOD>.<path and query as sent>.<raw body>\".", security.HeaderSignature)
+				"%s is not the hex HMAC-SHA256 of \"<timestamp>.<METHOD>.<path, or path and query, as sent>.<raw body>\".", security.HeaderSignature)
 		}
 		return err
 	}

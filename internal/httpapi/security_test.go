@@ -67,7 +67,8 @@ func secSigningSecret(tb testing.TB, env *apitest.Env, name string) string {
 }
 
 // secSign returns the signature headers computed independently of internal/security: hex
-// HMAC-SHA256 over "<ts>.<METHOD>.<full path and query>.<raw body>".
+// HMAC-SHA256 over "<ts>.<METHOD>.<Prefix+path>.<raw body>", where path is what the
+// client chose to sign (the path alone, or the path and query).
 func secSign(secret string, ts int64, method, path, body string) map[string]string {
 	m := hmac.New(sha256.New, []byte(secret))
 	fmt.Fprintf(m, "%d.%s.%s.%s", ts, method, httpapi.Prefix+path, body)
@@ -109,8 +110,17 @@ func TestSignature(t *testing.T) {
 			{"valid GET", "GET", "/meta/ping", "", valid, 200, ""},
 			{"upper-case hex", "GET", "/meta/ping", "", upper, 200, ""},
 			{"query signed as sent", "GET", "/bookings?page=1&per_page=5", "", secSign(secret, now, "GET", "/bookings?page=1&per_page=5", ""), 200, ""},
-			{"query left out of the signature", "GET", "/bookings?page=1&per_page=5", "", secSign(secret, now, "GET", "/bookings", ""), 401, "signature_invalid"},
+			// partner-api.md signs "the full path including /api/partner/v1": the path alone.
+			{"contract form: path only, query sent", "GET", "/bookings?page=1", "", secSign(secret, now, "GET", "/bookings", ""), 200, ""},
+			{"contract form: path only, two parameters", "GET", "/bookings?page=1&per_page=5", "", secSign(secret, now, "GET", "/bookings", ""), 200, ""},
+			{"contract form: path only, bare ?", "GET", "/bookings?", "", secSign(secret, now, "GET", "/bookings", ""), 200, ""},
+			{"contract form: other path", "GET", "/bookings?page=1", "", secSign(secret, now, "GET", "/meta/ping", ""), 401, "signature_invalid"},
+			{"contract form: path with a trailing ?", "GET", "/bookings?page=1", "", secSign(secret, now, "GET", "/bookings?", ""), 401, "signature_invalid"},
 			{"query reordered", "GET", "/bookings?page=1&per_page=5", "", secSign(secret, now, "GET", "/bookings?per_page=5&page=1", ""), 401, "signature_invalid"},
+			{"query changed after signing", "GET", "/bookings?page=2&per_page=5", "", secSign(secret, now, "GET", "/bookings?page=1&per_page=5", ""), 401, "signature_invalid"},
+			{"query signed but not sent", "GET", "/bookings", "", secSign(secret, now, "GET", "/bookings?page=1", ""), 401, "signature_invalid"},
+			{"path only, wrong secret", "GET", "/bookings?page=1", "", secSign(secret+"x", now, "GET", "/bookings", ""), 401, "signature_invalid"},
+			{"path only, expired", "GET", "/bookings?page=1", "", secSign(secret, now-301, "GET", "/bookings", ""), 401, "signature_expired"},
 			{"valid POST with body", "POST", "/hotels/search", search, secSign(secret, now, "POST", "/hotels/search", search), 200, ""},
 			{"tampered body", "POST", "/hotels/search", tampered, secSign(secret, now, "POST", "/hotels/search", search), 401, "signature_invalid"},
 			{"other path", "GET", "/meta/credit", "", valid, 401, "signature_invalid"},
@@ -159,13 +169,27 @@ func TestSignatureRotationOverlap(t *testing.T) {
 			h := secSign(secret, env.Clock.Now().Unix(), "GET", "/meta/ping", "")
 			return env.Do(apitest.Request{Method: "GET", Path: "/meta/ping", Key: p.LiveKey, Header: h})
 		}
-		ping(old).Expect(t, 200, "")
-		ping(current).Expect(t, 200, "")
+		// A request with a query string, signed over the path and query (the SDK) or over
+		// the path alone (the contract): both forms work with either secret in the overlap.
+		list := func(secret, signed string) *apitest.Response {
+			h := secSign(secret, env.Clock.Now().Unix(), "GET", signed, "")
+			return env.Do(apitest.Request{Method: "GET", Path: "/bookings?page=1", Key: p.LiveKey, Header: h})
+		}
+		for _, secret := range []string{old, current} {
+			ping(secret).Expect(t, 200, "")
+			list(secret, "/bookings?page=1").Expect(t, 200, "")
+			list(secret, "/bookings").Expect(t, 200, "")
+		}
 		env.Clock.Advance(59 * time.Minute)
 		ping(old).Expect(t, 200, "")
+		list(old, "/bookings").Expect(t, 200, "")
 		env.Clock.Advance(time.Minute)
 		ping(old).Expect(t, 401, "signature_invalid")
+		list(old, "/bookings?page=1").Expect(t, 401, "signature_invalid")
+		list(old, "/bookings").Expect(t, 401, "signature_invalid")
 		ping(current).Expect(t, 200, "")
+		list(current, "/bookings?page=1").Expect(t, 200, "")
+		list(current, "/bookings").Expect(t, 200, "")
 	})
 }
 

@@ -39,7 +39,9 @@ var ErrSignatureInvalid = errors.New("request signature invalid")
 // SignRequest returns the hex HMAC-SHA256, keyed with secret, of
 // "<ts>.<METHOD>.<path>.<body>", where METHOD is upper-cased and path is the request
 // target exactly as sent: the full path including /api/partner/v1 and, when the request
-// has a query string, "?" followed by the raw query (so the query is covered too).
+// has a query string, "?" followed by the raw query (so the query is covered too, which
+// is what the SDK does). The partner contract's form signs the path alone; the server
+// accepts both (see RequestTargets).
 func SignRequest(secret string, ts int64, method, path string, body []byte) string {
 	return hex.EncodeToString(mac(secret, strconv.FormatInt(ts, 10), method, path, body))
 }
@@ -67,6 +69,14 @@ func mac(secret, ts, method, path string, body []byte) []byte {
 // accepted in upper- or lower-case hex and compared in constant time. Empty secrets never
 // match.
 func VerifyRequest(secrets []string, tsHeader, sigHeader string, method, path string, body []byte, now time.Time, maxSkew time.Duration) error {
+	return VerifyRequestTargets(secrets, tsHeader, sigHeader, method, []string{path}, body, now, maxSkew)
+}
+
+// VerifyRequestTargets is VerifyRequest for a signature that may cover any one of
+// targets (see RequestTargets): it succeeds when the signature matches some secret over
+// some target. Every secret is tried over every target, each compared in constant time,
+// so timing tells neither which secret nor which target matched.
+func VerifyRequestTargets(secrets []string, tsHeader, sigHeader string, method string, targets []string, body []byte, now time.Time, maxSkew time.Duration) error {
 	tsHeader, sigHeader = strings.TrimSpace(tsHeader), strings.TrimSpace(sigHeader)
 	if tsHeader == "" || sigHeader == "" {
 		return ErrSignatureRequired
@@ -94,9 +104,11 @@ func VerifyRequest(secrets []string, tsHeader, sigHeader string, method, path st
 		if s == "" {
 			continue
 		}
-		// Check every secret so that timing does not tell which one matched.
-		if hmac.Equal(mac(s, tsHeader, method, path, body), got) {
-			ok = true
+		// Check every secret and target so that timing does not tell which one matched.
+		for _, target := range targets {
+			if hmac.Equal(mac(s, tsHeader, method, target, body), got) {
+				ok = true
+			}
 		}
 	}
 	if !ok {
@@ -123,4 +135,17 @@ func RequestTarget(r *http.Request) string {
 	}
 	// Client-side requests and absolute-form targets: rebuild from the parsed URL.
 	return r.URL.RequestURI()
+}
+
+// RequestTargets returns the request targets that a signature over r may cover:
+// RequestTarget(r) (path and query exactly as sent, what the SDK signs) and, when r has a
+// query string (even an empty one after a bare "?"), also the path alone, which is the
+// form the partner contract defines ("the full path including /api/partner/v1"). A
+// signature over the path alone does not cover the query.
+func RequestTargets(r *http.Request) []string {
+	target := RequestTarget(r)
+	if i := strings.IndexByte(target, '?'); i >= 0 {
+		return []string{target, target[:i]}
+	}
+	return []string{target}
 }

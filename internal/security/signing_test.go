@@ -139,3 +139,32 @@ func TestRequestTargetRoundTrip(t *testing.T) {
 		t.Errorf("RequestTarget(client request) = %q, want /x?a=1", got)
 	}
 }
+
+func TestRequestTargetsAcceptPathAloneOrPathAndQuery(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	secrets := []string{"tws_new", "tws_old"}
+	tests := []struct {
+		sent, signed string
+		want         error
+	}{
+		{"/api/partner/v1/bookings?page=1", "/api/partner/v1/bookings?page=1", nil},
+		{"/api/partner/v1/bookings?page=1", "/api/partner/v1/bookings", nil},
+		{"/api/partner/v1/bookings?", "/api/partner/v1/bookings", nil},
+		{"/api/partner/v1/bookings?", "/api/partner/v1/bookings?", nil},
+		{"/api/partner/v1/bookings", "/api/partner/v1/bookings", nil},
+		{"/api/partner/v1/bookings", "/api/partner/v1/bookings?page=1", ErrSignatureInvalid},
+		{"/api/partner/v1/bookings?page=2", "/api/partner/v1/bookings?page=1", ErrSignatureInvalid},
+		{"/api/partner/v1/bookings?page=1", "/api/partner/v1/booking", ErrSignatureInvalid},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", tt.sent, nil)
+		for _, secret := range secrets {
+			sig := SignRequest(secret, now.Unix(), "GET", tt.signed, nil)
+			err := VerifyRequestTargets(secrets, "1700000000", sig, "GET", RequestTargets(r), nil, now, 0)
+			if err != tt.want {
+				t.Errorf("sent %q, signed %q with %s: %v, want %v", tt.sent, tt.signed, secret, err, tt.want)
+			}
+		}
+	}
+}
