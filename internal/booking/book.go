@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 	"unicode"
 
@@ -348,8 +349,14 @@ func bookingEventData(b *tradewind.Booking, now time.Time) map[string]any {
 	return d
 }
 
+// referenceShape is every reference newReference makes; anything else names no booking.
+var referenceShape = regexp.MustCompile(`^(HTL|ACT|RNT|PKG)-[A-Z0-9]{8}$`)
+
 // GetBooking returns the caller's booking. 404 when absent or another partner's.
 func (s *Service) GetBooking(ctx context.Context, c *Caller, reference string) (*BookingView, error) {
+	if !referenceShape.MatchString(reference) {
+		return nil, notFound("Booking")
+	}
 	b, err := s.Store.BookingGetByReference(ctx, c.Partner.ID, reference)
 	if err != nil {
 		return nil, mapNotFound(err, "Booking")
@@ -398,6 +405,9 @@ var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, t
 // end cancels a booking (partnerID 0: any partner's, for the operator) in one transaction:
 // status, inventory, credit and the booking.cancelled event together.
 func (s *Service) end(ctx context.Context, partnerID int64, reference, reason string, from []string) (*tradewind.Booking, error) {
+	if !referenceShape.MatchString(reference) {
+		return nil, notFound("Booking")
+	}
 	var out *tradewind.Booking
 	err := s.Store.InTx(ctx, func(tx store.Querier) error {
 		b, err := tx.BookingGetByReference(ctx, partnerID, reference)
@@ -459,6 +469,9 @@ func claimOf(b *tradewind.Booking) store.Claim {
 
 // Confirm is the supplier's confirmation of a pending or on_request booking (operator).
 func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Booking, error) {
+	if !referenceShape.MatchString(reference) {
+		return nil, notFound("Booking")
+	}
 	var out *tradewind.Booking
 	err := s.Store.InTx(ctx, func(tx store.Querier) error {
 		b, err := tx.BookingGetByReference(ctx, 0, reference)

@@ -87,10 +87,14 @@ func intOr(v *int, def int) int {
 }
 
 // pageOf validates optional page and per_page values.
+// maxPage bounds page numbers so that offsets never overflow: a million pages of 100
+// is more than any list here holds.
+const maxPage = 1_000_000
+
 func pageOf(p *problems, page, perPage *int) Page {
 	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
-	if pg.Page < 1 {
-		p.add("page: must be 1 or more")
+	if pg.Page < 1 || pg.Page > maxPage {
+		p.add("page: must be 1–%d", maxPage)
 	}
 	if pg.PerPage < 1 || pg.PerPage > 100 {
 		p.add("per_page: must be 1–100")

@@ -266,5 +266,7 @@ func TestListBookings(t *testing.T) {
 		env.Get(p.TestKey, "/bookings?per_page=101").Expect(t, 400, "bad_request")
 		env.Get(p.TestKey, "/bookings?page=x").Expect(t, 400, "bad_request")
 		env.Get(p.TestKey, "/bookings?page=0").Expect(t, 400, "bad_request")
+		env.Get(p.TestKey, "/bookings?page=9223372036854775807&per_page=100").Expect(t, 400, "bad_request")
+		env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(2), "page": int64(9223372036854775807)}).Expect(t, 400, "bad_request")
 	})
 }

@@ -31,7 +31,32 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 	}
 	var problems []string
 	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems)
+	if len(problems) == 0 {
+		// No text anywhere may hold U+0000: no database stores it, and it is never meant.
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			findNUL(v, "", &problems)
+		}
+	}
 	return tradewind.Invalid(problems)
+}
+
+// findNUL lists the fields whose strings contain U+0000.
+func findNUL(v any, path string, problems *[]string) {
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsRune(x, 0) {
+			*problems = append(*problems, strings.TrimPrefix(path, ".")+": must not contain the NUL character")
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			findNUL(x[k], path+"."+k, problems)
+		}
+	case []any:
+		for i, e := range x {
+			findNUL(e, fmt.Sprintf("%s[%d]", path, i), problems)
+		}
+	}
 }
 
 func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string) {

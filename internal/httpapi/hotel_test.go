@@ -190,6 +190,16 @@ func TestBadInput(t *testing.T) {
 		env.Get(p.TestKey, "/nowhere").Expect(t, 404, "not_found")
 		env.Do(apitest.Request{Method: http.MethodDelete, Path: "/hotels/search", Key: p.TestKey}).Expect(t, 405, "method_not_allowed")
 		env.Do(apitest.Request{Method: http.MethodPost, Path: "/hotels/search", Key: p.TestKey, Body: "{}", Header: map[string]string{"Content-Type": "text/plain"}}).Expect(t, 400, "bad_request")
+		// NUL characters are refused wherever text goes (PostgreSQL cannot store them).
+		r = env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lis\u0000bon", "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 400, "bad_request")
+		if !contains(r.Errors, "destination: must not contain the NUL character") {
+			t.Errorf("errors = %q", r.Errors)
+		}
+		env.Book(p.LiveKey, "nul", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "a\u0000b")).Expect(t, 400, "bad_request")
+		env.Book(p.LiveKey, "nul", map[string]any{"prebook_token": "pbk_x", "guest": map[string]any{"name": "A", "special_requests": "\u0000"}}).Expect(t, 400, "bad_request")
+		env.Do(apitest.Request{Method: "POST", Path: "/bookings/HTL-AAAAAAAA/cancel", Key: p.LiveKey, Body: map[string]any{"reason": "x\u0000"}}).Expect(t, 400, "bad_request")
+		env.Get(p.TestKey, "/bookings/%00").Expect(t, 404, "not_found")
+		env.Do(apitest.Request{Method: "POST", Path: "/bookings/%00/cancel", Key: p.LiveKey}).Expect(t, 404, "not_found")
 		// Mass assignment: a booking body cannot set status, test or prices.
 		r = env.Book(p.LiveKey, "mass", withGuest(hotelQuote(1, 2, 1, 1), "status", "confirmed", "total_price", 1, "test", true)).Expect(t, 400, "bad_request")
 		if len(r.Errors) != 3 {
