@@ -112,6 +112,14 @@ func TestOperatorCommands(t *testing.T) {
 			if p["blocked"] != true || p["credit_limit"] != "7000.00" || p["signing_secret"] != nil {
 				t.Errorf("partner update = %v", p)
 			}
+			if r := runTradewind(t, dsn, "", "partner", "update", "acme", "--currency", "JPY"); r.err == nil || !strings.Contains(r.err.Error(), "credit-limit") {
+				t.Errorf("a currency change without a limit must be refused: %v", r.err)
+			}
+			p = nil
+			mustJSON(t, dsn, &p, "partner", "update", "acme", "--currency", "JPY", "--credit-limit", "700000")
+			if p["currency"] != "JPY" || p["credit_limit"] != "700000" {
+				t.Errorf("currency change = %v", p)
+			}
 			p = nil
 			mustJSON(t, dsn, &p, "partner", "update", "acme", "--rotate-signing-secret")
 			if !strings.HasPrefix(fmt.Sprint(p["signing_secret"]), "tws_") {

@@ -91,6 +91,11 @@ func (s *Service) applyPartner(pt *tradewind.Partner, p PartnerParams) error {
 		pt.MarkupBP = bp
 	}
 	if p.Currency != nil {
+		if *p.Currency != pt.Currency && p.CreditLimit == nil && pt.CreditLimit != 0 {
+			// The limit is held in minor units of its currency: read in another one it
+			// would silently become another amount.
+			errs.add("credit-limit: give the limit in %s too when changing the currency", *p.Currency)
+		}
 		if !money.ValidCurrency(*p.Currency) {
 			errs.add("currency: %q is not an ISO 4217 code", *p.Currency)
 		}
