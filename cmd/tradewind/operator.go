@@ -504,7 +504,7 @@ func (c *bookingRejectCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]string{"reference": b.Reference, "status": b.Status, "reason": b.CancelReason}, func(w io.Writer) {
-		fmt.Fprintf(w, "Booking %s rejected (%s); booking.cancelled sent.\n", b.Reference, b.CancelReason)
+	return e.print(map[string]string{"reference": b.Reference, "status": b.Status, "reason": b.CancelReason, "note": c.Reason}, func(w io.Writer) {
+		fmt.Fprintf(w, "Booking %s rejected (%s); booking.cancelled sent with the note.\n", b.Reference, b.CancelReason)
 	})
 }

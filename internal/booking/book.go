@@ -392,7 +392,7 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 	if reason == "" {
 		reason = "cancelled_by_partner"
 	}
-	b, err := s.end(ctx, c.Partner.ID, reference, reason, cancellable)
+	b, err := s.end(ctx, c.Partner.ID, reference, reason, "", cancellable)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +404,8 @@ var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, t
 
 // end cancels a booking (partnerID 0: any partner's, for the operator) in one transaction:
 // status, inventory, credit and the booking.cancelled event together.
-func (s *Service) end(ctx context.Context, partnerID int64, reference, reason string, from []string) (*tradewind.Booking, error) {
+// A non-empty note travels with the booking.cancelled event.
+func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, note string, from []string) (*tradewind.Booking, error) {
 	if !referenceShape.MatchString(reference) {
 		return nil, notFound("Booking")
 	}
@@ -446,6 +447,9 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason st
 		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, reason, now
 		data := bookingEventData(b, now)
 		data["reason"], data["cancelled_at"] = reason, now.Truncate(time.Second)
+		if note != "" {
+			data["note"] = note
+		}
 		if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingCancelled, data); err != nil {
 			return err
 		}
@@ -494,12 +498,13 @@ func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Boo
 
 // Reject is the supplier's refusal of a pending or on_request booking (operator): it
 // is cancelled with reason supplier_rejected and releases what it held.
+// The operator's note, if any, goes to the partner as the event's note: the reason
+// stays exactly supplier_rejected, for partners that compare it.
 func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewind.Booking, error) {
-	reason := "supplier_rejected"
-	if note != "" {
-		reason += ": " + note
+	if len([]rune(note)) > 500 {
+		return nil, tradewind.Invalid([]string{"reason: at most 500 characters"})
 	}
-	return s.end(ctx, 0, reference, reason, []string{tradewind.StatusPending, tradewind.StatusOnRequest})
+	return s.end(ctx, 0, reference, "supplier_rejected", note, []string{tradewind.StatusPending, tradewind.StatusOnRequest})
 }
 
 // ListAllBookings lists bookings for the operator; status may be any state, including

@@ -232,6 +232,16 @@ func TestCancelAndStates(t *testing.T) {
 		if got := env.Get(p.LiveKey, "/bookings/"+b2["reference"].(string)).Map(t)["status"]; got != "cancelled" {
 			t.Errorf("after reject: %v", got)
 		}
+		// The reason is exactly supplier_rejected; the operator's text is the event's note.
+		rejected, err := env.Store.BookingGetByReference(ctx, 0, b2["reference"].(string))
+		if err != nil || rejected.CancelReason != "supplier_rejected" {
+			t.Errorf("reject reason = %q, %v", rejected.CancelReason, err)
+		}
+		var data string
+		if err := env.Store.SQL().QueryRow(`SELECT data FROM events WHERE type = 'booking.cancelled' AND data LIKE '%' || $1 || '%'`, rejected.Reference).Scan(&data); err != nil ||
+			!strings.Contains(data, `"reason":"supplier_rejected"`) || !strings.Contains(data, `"note":"no rooms"`) {
+			t.Errorf("booking.cancelled data = %s, %v", data, err)
+		}
 		if _, err := env.Service.Reject(ctx, b1["reference"].(string), ""); err == nil {
 			t.Error("rejecting a confirmed booking should fail")
 		}
