@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,86 @@ func TestOperatorCommands(t *testing.T) {
 			}
 			if r := runTradewind(t, dsn, "", "partner", "frobnicate"); r.err == nil {
 				t.Error("an unknown command must fail")
+			}
+		})
+	}
+}
+
+// TestCatalogImportRefusesUnitsOfOtherItems: inventory is keyed by kind, unit and day, so
+// an item that names a room, space or departure id of another item would take its
+// inventory over. The import is refused whole, every such id named with its path.
+func TestCatalogImportRefusesUnitsOfOtherItems(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			if r := runTradewind(t, dsn, "", "migrate"); r.err != nil {
+				t.Fatalf("migrate: %v", r.err)
+			}
+			demo := catalog.Demo(time.Now().UTC().Truncate(24 * time.Hour))
+			demoPath := writeCatalog(t, demo)
+			var rep struct{ Created, Updated, Unchanged int }
+			mustJSON(t, dsn, &rep, "catalog", "import", demoPath)
+			if rep.Created == 0 {
+				t.Fatalf("demo import = %+v", rep)
+			}
+
+			// A new hotel with rooms of its own, which alone would import fine.
+			fresh := demo.Hotels[1]
+			fresh.ID = 9002
+			fresh.Rooms = slices.Clone(fresh.Rooms)
+			for i := range fresh.Rooms {
+				fresh.Rooms[i].ID = 900201 + int64(i)
+			}
+			thief := demo.Hotels[0] // same rooms as hotel 1001 (100101, …)
+			thief.ID = 9001
+			rental := demo.Rentals[0] // spaces of rental 3001
+			rental.ID = 9301
+			pkg := demo.Packages[0] // departures of package 4001
+			pkg.ID = 9401
+			bad := &catalog.Document{Hotels: []catalog.Hotel{fresh, thief}, Rentals: []catalog.Rental{rental}, Packages: []catalog.Package{pkg}}
+
+			r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, bad))
+			if r.err == nil {
+				t.Fatal("an import that takes over another item's rooms must be refused")
+			}
+			var want []string
+			for j, room := range thief.Rooms {
+				want = append(want, fmt.Sprintf("hotels[1].rooms[%d].id: room %d already belongs to hotel 1001", j, room.ID))
+			}
+			for j, sp := range rental.Spaces {
+				want = append(want, fmt.Sprintf("rentals[0].spaces[%d].id: space %d already belongs to rental 3001", j, sp.ID))
+			}
+			for j, d := range pkg.Departures {
+				want = append(want, fmt.Sprintf("packages[0].departures[%d].id: departure %d already belongs to package 4001", j, d.ID))
+			}
+			msg := r.err.Error()
+			if !strings.Contains(msg, fmt.Sprintf("fix these %d problem(s)", len(want))) || !strings.Contains(msg, "nothing was written") {
+				t.Errorf("refusal = %v, want %d problems", msg, len(want))
+			}
+			for _, w := range want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("refusal does not say %q:\n%s", w, msg)
+				}
+			}
+			if strings.Contains(msg, "hotels[0]") {
+				t.Errorf("the new hotel's own rooms are fine:\n%s", msg)
+			}
+
+			// Nothing was written: the demo's inventory still belongs to its items, and
+			// the new hotel is still new.
+			mustJSON(t, dsn, &rep, "catalog", "import", demoPath)
+			if rep.Created != 0 || rep.Updated != 0 || rep.Unchanged == 0 {
+				t.Errorf("demo import after the refusal = %+v, want all unchanged", rep)
+			}
+			mustJSON(t, dsn, &rep, "catalog", "import", writeCatalog(t, &catalog.Document{Hotels: []catalog.Hotel{fresh}}))
+			if rep.Created != 1 {
+				t.Errorf("new hotel after the refusal = %+v, want created", rep)
+			}
+			// Re-importing an item with its own units is no problem.
+			mustJSON(t, dsn, &rep, "catalog", "import", writeCatalog(t, &catalog.Document{Hotels: []catalog.Hotel{demo.Hotels[0]}}))
+			if rep.Unchanged != 1 {
+				t.Errorf("hotel 1001 again = %+v", rep)
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -26,7 +28,8 @@ type stagedItem struct {
 }
 
 // ImportCatalog validates doc and upserts every item in one transaction: importing the
-// same document twice changes nothing; a changed item emits availability.changed for
+// same document twice changes nothing; a room, space or departure id that already has
+// inventory of another item refuses the whole import with a *catalog.ValidationError; a changed item emits availability.changed for
 // its changed dates to every partner subscribed to that event. Inventory already sold
 // is kept; a night dropped from the document is closed (capacity 0), never deleted.
 func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep ImportReport, err error) {
@@ -40,6 +43,13 @@ func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep
 	}
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
 		rep = ImportReport{}
+		// Before any write: a unit id that already belongs to another item would move
+		// that item's inventory (rows are keyed by kind, unit and day) to this one.
+		if problems, err := unitOwnerProblems(ctx, tx, doc); err != nil {
+			return err
+		} else if len(problems) > 0 {
+			return &catalog.ValidationError{Problems: problems}
+		}
 		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
 		if err != nil {
 			return err
@@ -82,6 +92,73 @@ func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep
 		}
 	}
 	return rep, err
+}
+
+// docUnit is one inventory unit of a document: its JSON path, id and owning item.
+type docUnit struct {
+	path string
+	id   int64
+	item int64
+}
+
+// unitOwnerProblems returns a problem, in the document's JSON-path style, for every room,
+// space and departure of doc whose id already has inventory that belongs to another item
+// of the same kind ("hotels[0].rooms[0].id: room 100101 already belongs to hotel 1001").
+// Activities and open-package days are their item's own id, so they cannot collide.
+func unitOwnerProblems(ctx context.Context, q store.Querier, doc *catalog.Document) ([]string, error) {
+	var rooms, spaces, departures []docUnit
+	for i, h := range doc.Hotels {
+		for j, r := range h.Rooms {
+			rooms = append(rooms, docUnit{fmt.Sprintf("hotels[%d].rooms[%d].id", i, j), r.ID, h.ID})
+		}
+	}
+	for i, r := range doc.Rentals {
+		for j, sp := range r.Spaces {
+			spaces = append(spaces, docUnit{fmt.Sprintf("rentals[%d].spaces[%d].id", i, j), sp.ID, r.ID})
+		}
+	}
+	for i, p := range doc.Packages {
+		for j, d := range p.Departures {
+			departures = append(departures, docUnit{fmt.Sprintf("packages[%d].departures[%d].id", i, j), d.ID, p.ID})
+		}
+	}
+	var problems []string
+	for _, g := range []struct {
+		kind, unit, item string
+		units            []docUnit
+	}{
+		{store.UnitRoom, "room", "hotel", rooms},
+		{store.UnitSpace, "space", "rental", spaces},
+		{store.UnitDeparture, "departure", "package", departures},
+	} {
+		if len(g.units) == 0 {
+			continue
+		}
+		ids := make([]int64, len(g.units))
+		for i, u := range g.units {
+			ids[i] = u.id
+		}
+		owners, err := q.InventoryUnitOwners(ctx, g.kind, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range g.units {
+			var others []string
+			for _, item := range owners[u.id] {
+				if item != u.item {
+					others = append(others, strconv.FormatInt(item, 10))
+				}
+			}
+			switch len(others) {
+			case 0:
+			case 1:
+				problems = append(problems, fmt.Sprintf("%s: %s %d already belongs to %s %s", u.path, g.unit, u.id, g.item, others[0]))
+			default:
+				problems = append(problems, fmt.Sprintf("%s: %s %d already belongs to %ss %s", u.path, g.unit, u.id, g.item, strings.Join(others, ", ")))
+			}
+		}
+	}
+	return problems, nil
 }
 
 // putInventory writes the item's inventory and returns the range of days whose

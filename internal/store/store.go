@@ -148,6 +148,10 @@ type Querier interface {
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
 	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold.
 	InventoryPut(ctx context.Context, rows []InventoryRow) error
+	// InventoryUnitOwners returns, for each of unitIDs that has inventory of kind, the
+	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids
+	// without inventory are absent from the map.
+	InventoryUnitOwners(ctx context.Context, kind string, unitIDs []int64) (map[int64][]int64, error)
 	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
 	// day with one conditional statement; false when any day lacks the room.
 	InventoryClaim(ctx context.Context, c Claim) (bool, error)

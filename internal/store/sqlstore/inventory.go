@@ -132,6 +132,42 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 	return nil
 }
 
+func (q *queries) InventoryUnitOwners(ctx context.Context, kind string, unitIDs []int64) (map[int64][]int64, error) {
+	out := map[int64][]int64{}
+	// Chunked like InventoryList; the primary key (kind, unit_id, day) serves the lookup.
+	for start := 0; start < len(unitIDs); start += 500 {
+		chunk := unitIDs[start:min(start+500, len(unitIDs))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, kind)
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT unit_id, item_id FROM inventory
+			WHERE kind = $1 AND unit_id IN (`+placeholders(2, len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, q.interpret(err)
+		}
+		for rows.Next() {
+			var unit, item int64
+			if err := rows.Scan(&unit, &item); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !slices.Contains(out[unit], item) { // a unit id repeated across chunks
+				out[unit] = append(out[unit], item)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for _, items := range out {
+		slices.Sort(items)
+	}
+	return out, nil
+}
+
 // daysInclusive counts the calendar days from..to, both included.
 func daysInclusive(from, to string) (int64, error) {
 	f, err := time.Parse(tradewind.DateLayout, from)

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,15 +16,16 @@ import (
 func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 	t.Helper()
 	cases := map[string]func(t *testing.T, s store.Store){
-		"Partners":    exercisePartners,
-		"Keys":        exerciseKeys,
-		"Items":       exerciseItems,
-		"Inventory":   exerciseInventory,
-		"Bookings":    exerciseBookings,
-		"Idempotency": exerciseIdempotency,
-		"Prebooks":    exercisePrebooks,
-		"TxRollback":  exerciseTxRollback,
-		"Events":      exerciseEvents,
+		"Partners":            exercisePartners,
+		"Keys":                exerciseKeys,
+		"Items":               exerciseItems,
+		"Inventory":           exerciseInventory,
+		"InventoryUnitOwners": exerciseInventoryUnitOwners,
+		"Bookings":            exerciseBookings,
+		"Idempotency":         exerciseIdempotency,
+		"Prebooks":            exercisePrebooks,
+		"TxRollback":          exerciseTxRollback,
+		"Events":              exerciseEvents,
 		// Webhook subscriptions and deliveries: webhooks.go.
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
@@ -197,6 +199,65 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	}
 	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
 		t.Errorf("chunked list = %d rows, %v", len(got), err)
+	}
+}
+
+func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	put := func(r []store.InventoryRow) {
+		t.Helper()
+		if err := s.InventoryPut(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(rows(store.UnitRoom, 11, 7, 2, "2027-01-01", "2027-01-02"))
+	put(rows(store.UnitRoom, 12, 7, 2, "2027-01-01"))
+	put(rows(store.UnitRoom, 1100, 8, 1, "2027-01-01"))    // in the third chunk of the list below
+	put(rows(store.UnitSpace, 11, 9, 1, "2027-01-01"))     // same unit id, other kind
+	put(rows(store.UnitRoom, 13, 8, 1, "2027-01-01"))      // unit 13 is split between items 8 and 7,
+	put(rows(store.UnitRoom, 13, 7, 1, "2027-01-02"))      // as an import before the check could leave it
+	put(rows(store.UnitDeparture, 11, 5, 9, "2027-03-01")) // departures are keyed the same way
+
+	if got, err := s.InventoryUnitOwners(ctx, store.UnitRoom, nil); err != nil || len(got) != 0 {
+		t.Errorf("no ids = %v, %v", got, err)
+	}
+	ids := make([]int64, 1200)
+	for i := range ids {
+		ids[i] = int64(i + 1) // 1..1200: three chunks
+	}
+	ids = append(ids, 11, 12) // repeated ids, in another chunk
+	got, err := s.InventoryUnitOwners(ctx, store.UnitRoom, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64][]int64{11: {7}, 12: {7}, 13: {7, 8}, 1100: {8}}
+	if len(got) != len(want) {
+		t.Errorf("InventoryUnitOwners(room) = %v, want %v", got, want)
+	}
+	for unit, items := range want {
+		if !slices.Equal(got[unit], items) {
+			t.Errorf("owners of room %d = %v, want %v", unit, got[unit], items)
+		}
+	}
+	for _, tc := range []struct {
+		kind string
+		want int64
+	}{{store.UnitSpace, 9}, {store.UnitDeparture, 5}} {
+		got, err := s.InventoryUnitOwners(ctx, tc.kind, []int64{11, 12, 404})
+		if err != nil || len(got) != 1 || !slices.Equal(got[11], []int64{tc.want}) {
+			t.Errorf("InventoryUnitOwners(%s) = %v, %v; want 11 → [%d]", tc.kind, got, err, tc.want)
+		}
+	}
+	// Inside a transaction too.
+	err = s.InTx(ctx, func(q store.Querier) error {
+		got, err := q.InventoryUnitOwners(ctx, store.UnitRoom, []int64{12})
+		if err == nil && !slices.Equal(got[12], []int64{7}) {
+			t.Errorf("in a transaction: %v", got)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
