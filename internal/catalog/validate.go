@@ -14,6 +14,15 @@ import (
 // entry may span; longer ranges are refused as almost certainly a typo (2026 → 2062).
 const MaxRangeDays = 1100
 
+// MaxAmount is the largest amount a catalog may hold, in minor units of its currency:
+// 1 000 000 000.00 in a two-decimal currency (100 000 000 000 JPY). With MaxMarketBP, the
+// largest partner markup (+1000 %), the longest stay and the most rooms or persons, a
+// booking's total stays far inside int64 (see the booking package's tests).
+const MaxAmount = 100_000_000_000
+
+// MaxMarketBP is the largest hotel market adjustment, in basis points (+1000 %).
+const MaxMarketBP = 100_000
+
 // dateLayout is the only accepted date form.
 const dateLayout = "2006-01-02"
 
@@ -111,7 +120,8 @@ func (c *checker) strings() []string {
 //     ids each among their own kind; room ids across all hotels; space ids across all
 //     rentals; departure ids across all packages; addon ids within their package;
 //   - name and city are not blank; country, where the type has one, is a two-letter
-//     upper-case code; markets keys are two-letter upper-case codes with a percent above -100;
+//     upper-case code; markets keys are two-letter upper-case codes with a percent above
+//     -100 and at most +1000 (MaxMarketBP);
 //   - currency is a known upper-case ISO 4217 code, and a room's or space's currency equals
 //     that of its hotel or rental (an activity's pricing.currency is checked by Parse);
 //   - image_url and every photo are absolute http or https URLs;
@@ -120,7 +130,8 @@ func (c *checker) strings() []string {
 //   - max_adults ≥ 1, max_children ≥ 0, max_guests ≥ 1, duration_hours > 0,
 //     duration_nights ≥ 0, itinerary days ≥ 1 with a title;
 //   - check_in_time and check_out_time are HH:MM between 00:00 and 23:59;
-//   - every amount is ≥ 0; every allotment and capacity is ≥ 0;
+//   - every amount is ≥ 0 and at most MaxAmount minor units of its currency
+//     (1000000000.00 EUR); every allotment and capacity is ≥ 0;
 //   - dates are valid YYYY-MM-DD; a range has end ≥ start and spans at most MaxRangeDays
 //     days; ranges may overlap (the later entry wins);
 //   - a package's kind is "fixed", with at least one departure and neither travel_dates nor
@@ -204,9 +215,17 @@ func (c *checker) photos(path string, photos []string) {
 	}
 }
 
-func (c *checker) nonNegative(path string, n int64) {
-	if n < 0 {
+// amount checks an amount in minor units of currency: 0 to MaxAmount.
+func (c *checker) amount(path string, n int64, currency string) {
+	switch {
+	case n < 0:
 		c.add(path, "must not be negative")
+	case n > MaxAmount:
+		if money.ValidCurrency(currency) {
+			c.add(path, "at most %s %s", money.Format(MaxAmount, currency), currency)
+		} else {
+			c.add(path, "at most %s in the currency's minor units", money.Format(MaxAmount, currency))
+		}
 	}
 }
 
@@ -217,10 +236,10 @@ func (c *checker) rating(path string, v float64) {
 	}
 }
 
-func (c *checker) prices(path string, p PersonPrices) {
-	c.nonNegative(path+".adult", p.Adult)
-	c.nonNegative(path+".child", p.Child)
-	c.nonNegative(path+".infant", p.Infant)
+func (c *checker) prices(path string, p PersonPrices, currency string) {
+	c.amount(path+".adult", p.Adult, currency)
+	c.amount(path+".child", p.Child, currency)
+	c.amount(path+".infant", p.Infant, currency)
 }
 
 // parseDate parses a canonical YYYY-MM-DD date.
@@ -298,8 +317,11 @@ func (c *checker) hotel(path string, h *Hotel) {
 		if !validCountry(code) {
 			c.add(mp, "%q is not a two-letter upper-case country code", code)
 		}
-		if h.Markets[code] <= -10000 {
+		switch pct := h.Markets[code]; {
+		case pct <= -10000:
 			c.add(mp, "percent must be greater than -100")
+		case pct > MaxMarketBP:
+			c.add(mp, "percent must be at most 1000")
 		}
 	}
 	if len(h.Rooms) == 0 {
@@ -316,7 +338,8 @@ func (c *checker) hotel(path string, h *Hotel) {
 		if r.MaxChildren < 0 {
 			c.add(rp+".max_children", "must not be negative")
 		}
-		c.nonNegative(rp+".price_per_night", r.PricePerNight)
+		cur := itemCurrency(r.Currency, h.Currency)
+		c.amount(rp+".price_per_night", r.PricePerNight, cur)
 		c.currency(rp+".currency", r.Currency, h.Currency, "hotel")
 		for j, n := range r.Inventory {
 			np := fmt.Sprintf("%s.inventory[%d]", rp, j)
@@ -324,7 +347,7 @@ func (c *checker) hotel(path string, h *Hotel) {
 			if n.Allotment < 0 {
 				c.add(np+".allotment", "must not be negative")
 			}
-			c.nonNegative(np+".price", n.Price)
+			c.amount(np+".price", n.Price, cur)
 		}
 	}
 }
@@ -339,7 +362,7 @@ func (c *checker) activity(path string, a *Activity) {
 	c.currency(path+".currency", a.Currency, "", "")
 	c.url(path+".image_url", a.ImageURL)
 	c.photos(path+".photos", a.Photos)
-	c.prices(path+".pricing", a.Pricing)
+	c.prices(path+".pricing", a.Pricing, a.Currency)
 	for j, d := range a.Availability {
 		dp := fmt.Sprintf("%s.availability[%d]", path, j)
 		c.dateRange(dp, d.Start, d.End)
@@ -369,13 +392,14 @@ func (c *checker) rental(path string, r *Rental) {
 		if s.MaxGuests < 1 {
 			c.add(sp+".max_guests", "must be at least 1")
 		}
-		c.nonNegative(sp+".from_price", s.FromPrice)
+		cur := itemCurrency(s.Currency, r.Currency)
+		c.amount(sp+".from_price", s.FromPrice, cur)
 		c.currency(sp+".currency", s.Currency, r.Currency, "rental")
 		c.photos(sp+".photos", s.Photos)
 		for j, n := range s.Availability {
 			np := fmt.Sprintf("%s.availability[%d]", sp, j)
 			c.dateRange(np, n.Start, n.End)
-			c.nonNegative(np+".price", n.Price)
+			c.amount(np+".price", n.Price, cur)
 		}
 	}
 }
@@ -403,7 +427,7 @@ func (c *checker) pkg(path string, p *Package) {
 		ap := fmt.Sprintf("%s.addons[%d]", path, i)
 		c.id(ap+".id", a.ID, addonIDs, "addon")
 		c.nonBlank(ap+".name", a.Name)
-		c.nonNegative(ap+".price_per_person", a.PricePerPerson)
+		c.amount(ap+".price_per_person", a.PricePerPerson, p.Currency)
 	}
 	switch p.Kind {
 	case "fixed":
@@ -436,7 +460,7 @@ func (c *checker) pkg(path string, p *Package) {
 		if d.Capacity < 0 {
 			c.add(dp+".capacity", "must not be negative")
 		}
-		c.prices(dp+".pricing", d.Pricing)
+		c.prices(dp+".pricing", d.Pricing, p.Currency)
 	}
 	for i, t := range p.TravelDates {
 		tp := fmt.Sprintf("%s.travel_dates[%d]", path, i)
@@ -446,6 +470,6 @@ func (c *checker) pkg(path string, p *Package) {
 		}
 	}
 	if p.Pricing != nil {
-		c.prices(path+".pricing", *p.Pricing)
+		c.prices(path+".pricing", *p.Pricing, p.Currency)
 	}
 }

@@ -1,0 +1,73 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestValidateCapsAmounts: an amount above MaxAmount (or a market above +1000 %) could
+// overflow int64 once priced with a markup over a long stay, so every one is refused
+// with its path; MaxAmount itself is accepted.
+func TestValidateCapsAmounts(t *testing.T) {
+	t.Parallel()
+	set := func(d *Document, v int64, pct Percent) {
+		h := &d.Hotels[0]
+		h.Markets = map[string]Percent{"GB": pct}
+		h.Rooms[0].PricePerNight = v
+		h.Rooms[0].Inventory[1].Price = v
+		d.Activities[0].Pricing.Adult = v
+		d.Rentals[0].Spaces[0].FromPrice = v
+		d.Rentals[0].Spaces[0].Availability[0].Price = v
+		d.Packages[0].Addons[0].PricePerPerson = v
+		d.Packages[0].Departures[0].Pricing.Child = v
+		d.Packages[1].Pricing.Infant = v
+	}
+
+	atMax := exampleDocument()
+	set(atMax, MaxAmount, MaxMarketBP)
+	if p := atMax.Validate(); len(p) != 0 {
+		t.Errorf("the largest amounts are allowed: %q", p)
+	}
+
+	over := exampleDocument()
+	set(over, MaxAmount+1, MaxMarketBP+1)
+	over.Activities[0].Currency = "JPY" // the cap is in minor units: 100000000000 yen
+	over.Activities[0].Pricing.Child = 999_999_999_999_999
+	got := slices.DeleteFunc(over.Validate(), func(p string) bool { return strings.Contains(p, "currency") })
+	want := []string{
+		`hotels[0].markets.GB: percent must be at most 1000`,
+		`hotels[0].rooms[0].price_per_night: at most 1000000000.00 EUR`,
+		`hotels[0].rooms[0].inventory[1].price: at most 1000000000.00 EUR`,
+		`activities[0].pricing.adult: at most 100000000000 JPY`,
+		`activities[0].pricing.child: at most 100000000000 JPY`,
+		`rentals[0].spaces[0].from_price: at most 1000000000.00 EUR`,
+		`rentals[0].spaces[0].availability[0].price: at most 1000000000.00 EUR`,
+		`packages[0].addons[0].price_per_person: at most 1000000000.00 EUR`,
+		`packages[0].departures[0].pricing.child: at most 1000000000.00 EUR`,
+		`packages[1].pricing.infant: at most 1000000000.00 EUR`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Validate mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseCapsAmounts: Parse applies the same caps, with the same paths.
+func TestParseCapsAmounts(t *testing.T) {
+	t.Parallel()
+	doc := `{"hotels":[{"id":9001,"name":"Overflow Inn","property_type":"hotel","board_type":"room_only","star_rating":3,"city":"Lisbon","country":"PT",
+		"guest_rating":0,"reviews_count":0,"average_rating":0,"instant_confirmation":true,"currency":"EUR",
+		"image_url":"https://img.example.com/h.jpg","markets":{"GB":1000.01,"IN":1000},
+		"rooms":[{"id":900101,"name":"Suite","board_type":"room_only","max_adults":2,"max_children":0,
+		"refundable":true,"price_per_night":99999999999999.99,"currency":"EUR",
+		"inventory":[{"start":"2027-01-01","end":"2027-01-31","allotment":1,"price":1000000000.00},
+		{"start":"2027-02-01","end":"2027-02-28","allotment":1,"price":1000000000.01}]}]}]}`
+	_, err := Parse(strings.NewReader(doc))
+	assertProblems(t, err,
+		`hotels[0].markets.GB: percent must be at most 1000`,
+		`hotels[0].rooms[0].price_per_night: at most 1000000000.00 EUR`,
+		`hotels[0].rooms[0].inventory[1].price: at most 1000000000.00 EUR`,
+	)
+}
