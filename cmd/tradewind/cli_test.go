@@ -438,3 +438,206 @@ func dayFromNow(n int) string {
 	}
 	return start.AddDate(0, 0, n).Format("2006-01-02")
 }
+
+// startServeJSON runs `tradewind --json serve` on a free port and returns its one JSON
+// document, decoded as soon as it is printed, and the server; stop it to read the rest
+// of its standard output.
+func startServeJSON(t *testing.T, dsn string, args ...string) (map[string]any, *runningServer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	pr, pw := io.Pipe()
+	s := &runningServer{out: out, cancel: cancel, done: make(chan error, 1)}
+	getenv := func(k string) string {
+		if k == "TRADEWIND_DB" {
+			return dsn
+		}
+		return ""
+	}
+	go func() {
+		err := run(ctx, append([]string{"--json", "serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		pw.Close()
+		s.done <- err
+	}()
+	var doc map[string]any
+	err := json.NewDecoder(pr).Decode(&doc)
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		cancel()
+		t.Fatalf("serve --json printed no JSON document: %v (%v)\n%s", err, <-s.done, out.String())
+	}
+	s.base, _ = doc["url"].(string)
+	t.Cleanup(s.stop)
+	return doc, s
+}
+
+// assertOneJSONDocument checks that out is exactly one JSON document.
+func assertOneJSONDocument(t *testing.T, out string) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("stdout is not a JSON document: %v\n%s", err, out)
+	}
+	if rest, _ := io.ReadAll(dec.Buffered()); strings.TrimSpace(string(rest)) != "" || dec.More() {
+		t.Errorf("stdout holds more than one JSON document:\n%s", out)
+	}
+}
+
+func TestServeJSON(t *testing.T) {
+	t.Parallel()
+	t.Run("demo and metrics", func(t *testing.T) {
+		t.Parallel()
+		dsn := storetest.SQLiteDSN(t)
+		doc, s := startServeJSON(t, dsn, "--demo", "--admin-addr", "127.0.0.1:0")
+		keys := make([]string, 0, len(doc))
+		for k := range doc {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if !slices.Equal(keys, []string{"demo", "metrics_url", "url"}) {
+			t.Errorf("document fields = %v", keys)
+		}
+		if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/api/partner/v1$`).MatchString(s.base) {
+			t.Errorf("url = %v", doc["url"])
+		}
+		demo, _ := doc["demo"].(map[string]any)
+		live, _ := demo["live_key"].(string)
+		if len(demo) != 3 || demo["partner"] != "demo" || !strings.HasPrefix(fmt.Sprint(demo["test_key"]), "tw_test_") || !strings.HasPrefix(live, "tw_live_") {
+			t.Fatalf("demo = %v", demo)
+		}
+		// The listener is bound when the document is printed: the keys work at once.
+		status, body := getJSON(t, s.base+"/meta/ping", live)
+		if status != 200 || body["data"].(map[string]any)["mode"] != "live" {
+			t.Errorf("ping = %d %v", status, body)
+		}
+		metricsURL, _ := doc["metrics_url"].(string)
+		if !strings.HasPrefix(metricsURL, "http://127.0.0.1:") || !strings.HasSuffix(metricsURL, "/metrics") {
+			t.Fatalf("metrics_url = %q", metricsURL)
+		}
+		resp, err := http.Get(metricsURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %d", metricsURL, resp.StatusCode)
+		}
+		s.stop()
+		out := s.out.String()
+		assertOneJSONDocument(t, out)
+		for _, human := range []string{"listening on", "Metrics served at", "test key:", "Try: curl"} {
+			if strings.Contains(out, human) {
+				t.Errorf("--json printed the human line %q:\n%s", human, out)
+			}
+		}
+	})
+	t.Run("plain", func(t *testing.T) {
+		t.Parallel()
+		doc, s := startServeJSON(t, storetest.SQLiteDSN(t))
+		if len(doc) != 1 || !strings.HasSuffix(s.base, "/api/partner/v1") {
+			t.Errorf("document = %v, want only url", doc)
+		}
+		s.stop()
+		assertOneJSONDocument(t, s.out.String())
+	})
+	t.Run("flag after the command", func(t *testing.T) {
+		t.Parallel()
+		// `serve --demo --json`: the global flag may follow the command.
+		dsn := storetest.SQLiteDSN(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"--db", dsn, "serve", "--demo", "--json", "--addr", "127.0.0.1:0", "--log-level", "warn"},
+				func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
+			pw.Close()
+		}()
+		var doc struct {
+			URL  string
+			Demo struct {
+				TestKey string `json:"test_key"`
+			}
+		}
+		err := json.NewDecoder(pr).Decode(&doc)
+		go io.Copy(io.Discard, pr)
+		cancel()
+		if rerr := <-done; err != nil || rerr != nil || doc.URL == "" || !strings.HasPrefix(doc.Demo.TestKey, "tw_test_") {
+			t.Errorf("serve --demo --json = %+v, %v, %v", doc, err, rerr)
+		}
+	})
+}
+
+// TestServeHumanOutput: without --json, serve keeps its lines for people.
+func TestServeHumanOutput(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, storetest.SQLiteDSN(t), "--demo", "--admin-addr", "127.0.0.1:0")
+	out := s.out.String()
+	for _, re := range []string{
+		`(?m)^Demo partner "demo" \(pricing markup, credit line 50000\.00 EUR\), demo catalog loaded\.$`,
+		`(?m)^  test key: tw_test_\w+$`,
+		`(?m)^  live key: tw_live_\w+$`,
+		`(?m)^Try: curl -s -H 'auth-api-key: tw_test_\w+' http://127\.0\.0\.1:\d+/api/partner/v1/meta/ping$`,
+		`(?m)^Metrics served at http://127\.0\.0\.1:\d+/metrics$`,
+		`(?m)^Partner API listening on http://127\.0\.0\.1:\d+/api/partner/v1$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output does not match %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "{") {
+		t.Errorf("human output holds JSON:\n%s", out)
+	}
+}
+
+// TestServeEnvOnlyForServe: TRADEWIND_<FLAG> adds serve flags to the serve command only;
+// the command is the first positional argument, so a value equal to "serve" is not it.
+func TestServeEnvOnlyForServe(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	getenv := func(k string) string {
+		switch k {
+		case "TRADEWIND_DB":
+			return dsn
+		case "TRADEWIND_ADDR":
+			return "127.0.0.1:0"
+		case "TRADEWIND_DEMO":
+			return "true"
+		}
+		return ""
+	}
+	cli := func(args ...string) cliResult {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), args, getenv, strings.NewReader(""), &out, &errOut)
+		return cliResult{out.String(), errOut.String(), err}
+	}
+	if r := cli("partner", "create", "--name", "serve"); r.err != nil {
+		t.Fatalf("partner create --name serve: %v\n%s", r.err, r.stderr)
+	}
+	var p map[string]any
+	r := cli("--json", "partner", "show", "serve")
+	if r.err != nil || json.Unmarshal([]byte(r.stdout), &p) != nil || p["name"] != "serve" {
+		t.Errorf("partner show serve: %v %s", r.err, r.stdout)
+	}
+	if r := cli("--db", dsn, "--json", "partner", "update", "serve", "--rate-limit", "300"); r.err != nil {
+		t.Errorf("partner update serve: %v", r.err)
+	}
+
+	env := func(k string) string {
+		return map[string]string{"TRADEWIND_ADDR": "127.0.0.1:0", "TRADEWIND_DEMO": "1"}[k]
+	}
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"serve"}, []string{"serve", "--addr=127.0.0.1:0", "--demo"}},
+		{[]string{"--db", "sqlite:x.db", "--json", "serve", "--log-level", "warn"},
+			[]string{"--db", "sqlite:x.db", "--json", "serve", "--addr=127.0.0.1:0", "--demo", "--log-level", "warn"}},
+		{[]string{"--db=sqlite:x.db", "serve", "--addr", ":9"}, []string{"--db=sqlite:x.db", "serve", "--demo", "--addr", ":9"}},
+		{[]string{"--db", "serve", "migrate"}, []string{"--db", "serve", "migrate"}}, // a database named serve
+		{[]string{"partner", "create", "--name", "serve"}, []string{"partner", "create", "--name", "serve"}},
+		{[]string{"--json", "catalog", "import", "serve"}, []string{"--json", "catalog", "import", "serve"}},
+		{[]string{"--json"}, []string{"--json"}},
+	} {
+		if got := withServeEnv(tt.in, env); !slices.Equal(got, tt.want) {
+			t.Errorf("withServeEnv(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

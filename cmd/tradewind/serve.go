@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -44,16 +45,11 @@ var serveEnvFlags = []struct {
 	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
 }
 
-// withServeEnv adds the serve flags given by the environment and not on the command line.
+// withServeEnv adds the serve flags given by the environment and not on the command line,
+// when the command is serve.
 func withServeEnv(args []string, getenv func(string) string) []string {
-	at := -1
-	for i, a := range args {
-		if a == "serve" {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
+	at := commandAt(args)
+	if at < 0 || args[at] != "serve" {
 		return args
 	}
 	var extra []string
@@ -74,6 +70,28 @@ func withServeEnv(args []string, getenv func(string) string) []string {
 	return append(append(out, extra...), args[at+1:]...)
 }
 
+// commandAt returns the index of the command: the first positional argument, after the
+// global flags (--db VALUE, --db=VALUE, --json); -1 when there is none. A later argument
+// equal to a command name (partner create --name serve) is a value, not the command.
+func commandAt(args []string) int {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return -1
+		case a == "--db":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+			// --db=VALUE, --json, --json=BOOL, --help: no separate value.
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
 func parseLevel(s string) slog.Level {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(s))
@@ -87,8 +105,9 @@ func (c *serveCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
+	var demo *demoReport
 	if c.Demo {
-		if err := loadDemo(e, svc); err != nil {
+		if demo, err = loadDemo(e, svc); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
@@ -96,19 +115,37 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	srv.demo = demo
 	return srv.run(e)
+}
+
+// serveReport is what `serve --json` prints, as its one JSON document, once the
+// listeners are bound.
+type serveReport struct {
+	URL        string      `json:"url"`                   // the partner API, including /api/partner/v1
+	MetricsURL string      `json:"metrics_url,omitempty"` // with --admin-addr
+	Demo       *demoReport `json:"demo,omitempty"`        // with --demo
+}
+
+// demoReport is the demo partner and its fresh keys.
+type demoReport struct {
+	Partner string `json:"partner"`
+	TestKey string `json:"test_key"`
+	LiveKey string `json:"live_key"`
 }
 
 // server is a configured partner API listener and its background workers.
 type server struct {
-	cmd       *serveCmd
-	ln        net.Listener // the partner API's listener, bound first
-	handler   http.Handler
-	tls       bool
-	tlsConfig *tls.Config       // certificates and client-certificate policy when tls is set
-	metrics   *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
-	workers   []func(ctx context.Context)
-	shutdown  []func()
+	cmd        *serveCmd
+	ln         net.Listener // the partner API's listener, bound first
+	handler    http.Handler
+	tls        bool
+	tlsConfig  *tls.Config       // certificates and client-certificate policy when tls is set
+	metrics    *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
+	metricsURL string            // the admin listener's /metrics, with --admin-addr
+	demo       *demoReport       // with --demo
+	workers    []func(ctx context.Context)
+	shutdown   []func()
 }
 
 // build wires the partner API from the flags.
@@ -149,7 +186,12 @@ func (s *server) run(e *env) error {
 	if s.tls {
 		scheme = "https"
 	}
-	fmt.Fprintf(e.stdout, "Partner API listening on %s://%s%s\n", scheme, ln.Addr(), httpapi.Prefix)
+	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), httpapi.Prefix)
+	if err := e.print(serveReport{URL: url, MetricsURL: s.metricsURL, Demo: s.demo}, func(w io.Writer) {
+		fmt.Fprintf(w, "Partner API listening on %s\n", url)
+	}); err != nil {
+		return err
+	}
 	e.logger.Info("listening", "addr", ln.Addr().String(), "tls", s.tls)
 
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -190,27 +232,32 @@ func (s *server) run(e *env) error {
 const demoPartner = "demo"
 
 // loadDemo imports the demo catalog (dated from today, so re-importing keeps it
-// current), creates the demo partner if absent, and prints a fresh pair of keys.
-func loadDemo(e *env, svc *booking.Service) error {
+// current), creates the demo partner if absent, and issues a fresh pair of keys, which it
+// prints at once for people; with --json they are returned for serve's JSON document.
+func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 	today := e.clock.Now().UTC().Truncate(24 * time.Hour)
 	if _, err := svc.ImportCatalog(e.ctx, catalog.Demo(today)); err != nil {
-		return err
+		return nil, err
 	}
 	p, err := svc.Store.PartnerGetByName(e.ctx, demoPartner)
 	if err != nil {
 		mode, markup, limit := "markup", "10", "50000"
 		p, err = svc.CreatePartner(e.ctx, demoPartner, booking.PartnerParams{PricingMode: &mode, MarkupPercent: &markup, CreditLimit: &limit})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	keys := map[string]string{}
 	for _, mode := range []string{"test", "live"} {
 		_, secret, err := svc.IssueKey(e.ctx, demoPartner, booking.KeyParams{Mode: mode})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keys[mode] = secret
+	}
+	demo := &demoReport{Partner: p.Name, TestKey: keys["test"], LiveKey: keys["live"]}
+	if e.cli.JSON {
+		return demo, nil
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
@@ -221,5 +268,5 @@ func loadDemo(e *env, svc *booking.Service) error {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' %s://%s%s/meta/ping\n", keys["test"], scheme, e.cli.Serve.Addr, httpapi.Prefix)
-	return nil
+	return demo, nil
 }

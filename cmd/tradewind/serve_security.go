@@ -143,7 +143,10 @@ func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) erro
 		IdleTimeout:       60 * time.Second,
 		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(e.stdout, "Metrics served at http://%s/metrics\n", ln.Addr())
+	srv.metricsURL = fmt.Sprintf("http://%s/metrics", ln.Addr())
+	if !e.cli.JSON { // with --json, serve's one JSON document carries it
+		fmt.Fprintf(e.stdout, "Metrics served at %s\n", srv.metricsURL)
+	}
 	srv.workers = append(srv.workers, func(context.Context) {
 		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			e.logger.Error("admin listener stopped", "err", err)
