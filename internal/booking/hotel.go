@@ -120,8 +120,6 @@ func destination(p *problems, dest, city string) string {
 	return dest
 }
 
-func decodeHotel(it *store.Item) (*catalog.Hotel, error) { return decodeItem[catalog.Hotel](it) }
-
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
 // ordered), or reports that it does not fit the party or is not available.
 func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
@@ -153,24 +151,16 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	items, err := s.Store.ItemListByCity(ctx, tradewind.ProductHotel, cityKey(dest))
+	hotels, ids, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest)
 	if err != nil {
 		return nil, meta, err
-	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		ids[i] = it.ID
 	}
 	byRoom, err := hotelRows(ctx, s.Store, ids, st)
 	if err != nil {
 		return nil, meta, err
 	}
 	hits := []HotelHit{}
-	for _, it := range items {
-		h, err := decodeHotel(it)
-		if err != nil {
-			return nil, meta, err
-		}
+	for _, h := range hotels {
 		var best *HotelHit
 		for i := range h.Rooms {
 			r := &h.Rooms[i]
@@ -258,13 +248,9 @@ func (s *Service) Hotel(ctx context.Context, c *Caller, id int64) (*HotelRecord,
 	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
 		return nil, err
 	}
-	it, err := s.Store.ItemGet(ctx, tradewind.ProductHotel, id)
+	h, err := getItem[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Hotel")
-	}
-	h, err := decodeHotel(it)
-	if err != nil {
-		return nil, err
 	}
 	con := c.contract()
 	rec := &HotelRecord{ID: h.ID, Type: "hotel", Name: h.Name, Description: h.Description, PropertyType: h.PropertyType,
@@ -335,13 +321,9 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	it, err := s.Store.ItemGet(ctx, tradewind.ProductHotel, req.HotelID)
+	h, err := getItem[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, req.HotelID)
 	if err != nil {
 		return nil, mapNotFound(err, "Hotel")
-	}
-	h, err := decodeHotel(it)
-	if err != nil {
-		return nil, err
 	}
 	byRoom, err := hotelRows(ctx, s.Store, []int64{h.ID}, st)
 	if err != nil {
@@ -378,13 +360,9 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 }
 
 func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
-	it, err := db.ItemGet(ctx, tradewind.ProductHotel, q.HotelID)
+	h, err := getItem[catalog.Hotel](ctx, db, tradewind.ProductHotel, q.HotelID)
 	if err != nil {
 		return nil, quoteNotFound(err, "hotel %d does not exist", q.HotelID)
-	}
-	h, err := decodeHotel(it)
-	if err != nil {
-		return nil, err
 	}
 	var room *catalog.Room
 	for i := range h.Rooms {

@@ -61,15 +61,14 @@ func (p *problems) stay(checkIn, checkOut string, today time.Time) (int, bool) {
 		p.add("check_out is required")
 		return 0, false
 	}
-	out, ok2 := parseDate(checkOut)
-	if !ok2 {
+	if _, ok := parseDate(checkOut); !ok {
 		p.add("check_out: %q is not a date (YYYY-MM-DD)", checkOut)
 		return 0, false
 	}
 	if in.IsZero() {
 		return 0, false
 	}
-	nights := int(out.Sub(in).Hours() / 24)
+	nights := nightsOf(checkIn, checkOut)
 	switch {
 	case nights < 1:
 		p.add("check_out must be after check_in")
