@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,6 @@ import (
 	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store"
 )
-
-func formatMinor(minor int64, currency string) string { return money.Format(minor, currency) }
 
 type catalogImportCmd struct {
 	File string `arg:"" help:"Catalog JSON file, or - for standard input."`
@@ -53,26 +52,11 @@ func (c *catalogImportCmd) Run(e *env) error {
 // catalogErr lists every problem of a refused catalog; nothing was written.
 func catalogErr(err error) error {
 	var ve *catalog.ValidationError
-	if asValidation(err, &ve) {
+	if errors.As(err, &ve) {
 		return fmt.Errorf("the catalog was refused whole, nothing was written; fix these %d problem(s):\n  %s",
 			len(ve.Problems), strings.Join(ve.Problems, "\n  "))
 	}
 	return err
-}
-
-func asValidation(err error, ve **catalog.ValidationError) bool {
-	for err != nil {
-		if v, ok := err.(*catalog.ValidationError); ok {
-			*ve = v
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 type catalogGenerateCmd struct {

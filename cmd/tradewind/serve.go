@@ -16,6 +16,7 @@ import (
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/metrics"
+	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
@@ -261,7 +262,7 @@ func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
-		formatMinor(p.CreditLimit, p.Currency), p.Currency)
+		money.Format(p.CreditLimit, p.Currency), p.Currency)
 	fmt.Fprintf(w, "  test key: %s\n  live key: %s\n", keys["test"], keys["live"])
 	scheme := "http"
 	if e.cli.Serve.TLSCert != "" {
