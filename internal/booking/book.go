@@ -190,11 +190,9 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *Book
 			q.Travellers = req.Travellers // travellers may be named on book only
 		}
 	}
-	// Validate and price before the transaction so bad input never takes a lock.
-	if _, err := s.quote(ctx, s.Store, c, q); err != nil {
-		return nil, err
-	}
-	if err := checkTravellers(q); err != nil {
+	// Validate before the transaction so bad input never takes a lock; pricing and
+	// availability are read once, under it.
+	if _, err := s.validQuote(c, q); err != nil {
 		return nil, err
 	}
 
@@ -216,8 +214,11 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *Book
 				return err
 			}
 		}
-		pq, err := s.quote(ctx, tx, c, q) // re-check availability and price under the lock
+		pq, err := s.quote(ctx, tx, c, q) // availability and price, read under the lock
 		if err != nil {
+			return err
+		}
+		if err := checkTravellers(q); err != nil {
 			return err
 		}
 		if locked != nil {

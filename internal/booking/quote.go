@@ -90,14 +90,23 @@ func invalidQuote(format string, args ...any) error {
 	return tradewind.Errorf(tradewind.ECodeInvalidQuote, format, args...)
 }
 
-// quote validates and prices q for the caller, and checks it can draw on the credit line.
-func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+// validQuote checks the quote's fields for its product, without reading the store.
+func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 	p, err := productFor(c, q)
 	if err != nil {
 		return nil, err
 	}
 	if errs := p.validate(q, s.todayDate()); len(errs) > 0 {
 		return nil, errs.err()
+	}
+	return p, nil
+}
+
+// quote validates and prices q for the caller, and checks it can draw on the credit line.
+func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+	p, err := s.validQuote(c, q)
+	if err != nil {
+		return nil, err
 	}
 	pq, err := p.price(ctx, db, c, q)
 	if err != nil {
