@@ -32,6 +32,17 @@ func TestRedisConformance(t *testing.T) {
 	})
 }
 
+// TestRedisConcurrentServers: servers with clients of their own sharing one Redis take no
+// more places than the limit between them.
+func TestRedisConcurrentServers(t *testing.T) {
+	t.Parallel()
+	c1, c2 := ratelimit.NewRedisClient(t), ratelimit.NewRedisClient(t)
+	servers := []ratelimit.Limiter{ratelimit.NewRedis(c1, nil), ratelimit.NewRedis(c2, nil)}
+	if got := ratelimittest.AllowConcurrently(t, servers, ratelimit.UniqueKey(t, c1), 50, 8, 20); got != 50 {
+		t.Errorf("%d allowed of 160 concurrent requests on two servers, want 50", got)
+	}
+}
+
 // prefixed puts every key of the suite under a prefix of its own test.
 type prefixed struct {
 	ratelimit.Limiter

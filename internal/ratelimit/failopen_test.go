@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tradewind/tradewind/internal/clocktest"
 )
 
 // logRecorder is a slog.Handler that keeps the records it is given.
@@ -60,7 +62,7 @@ type errLimiter struct{ err error }
 func (e errLimiter) Allow(context.Context, string, int) (Result, error) { return Result{}, e.err }
 
 // newTestFailOpen returns NewFailOpen's limiter driven by clock, with its log recorder.
-func newTestFailOpen(tb testing.TB, primary, fallback Limiter, clock *fakeClock) (*failOpen, *logRecorder) {
+func newTestFailOpen(tb testing.TB, primary, fallback Limiter, clock *clocktest.Clock) (*failOpen, *logRecorder) {
 	tb.Helper()
 	rec := &logRecorder{}
 	l, ok := NewFailOpen(primary, slog.New(rec), fallback).(*failOpen)

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,33 +103,6 @@ func TestRedisTwoInstancesShareBudget(t *testing.T) {
 	// Another key has its own budget.
 	if got, _ := allowN(t, l2, uniqueKey(t, c2), 10, 11); got != 10 {
 		t.Errorf("other key: %d allowed, want 10", got)
-	}
-}
-
-func TestRedisConcurrent(t *testing.T) {
-	t.Parallel()
-	clients := []*redis.Client{newRedisClient(t), newRedisClient(t)}
-	key := uniqueKey(t, clients[0])
-	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	for i := range 8 {
-		l := NewRedis(clients[i%2], nil)
-		wg.Go(func() {
-			for range 20 {
-				res, err := l.Allow(context.Background(), key, 50)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if res.Allowed {
-					allowed.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if got := allowed.Load(); got != 50 {
-		t.Errorf("%d allowed of 160 concurrent requests on two servers, want 50", got)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tradewind/tradewind/internal/clocktest"
 	"github.com/tradewind/tradewind/internal/ratelimit"
 )
 
@@ -23,37 +24,17 @@ import (
 // own (no other test shares them).
 type NewLimiter func(t *testing.T, now func() time.Time) ratelimit.Limiter
 
-// Clock is a manually advanced clock, safe for concurrent use.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewClock returns a Clock at a fixed instant.
-func NewClock() *Clock { return &Clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// start is when every clock of the suite starts.
+var start = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // tick is the finest step the suite takes: the Redis limiter keeps microseconds.
 const tick = time.Millisecond
 
 // Run runs the conformance suite against the limiters newLimiter returns.
 func Run(t *testing.T, newLimiter NewLimiter) {
-	start := func(t *testing.T) (ratelimit.Limiter, *Clock) {
+	start := func(t *testing.T) (ratelimit.Limiter, *clocktest.Clock) {
 		t.Helper()
-		clock := NewClock()
+		clock := clocktest.New(start)
 		return newLimiter(t, clock.Now), clock
 	}
 	t.Run("FullWindowThenRefuse", func(t *testing.T) { t.Parallel(); fullWindowThenRefuse(t, start) })
@@ -66,7 +47,7 @@ func Run(t *testing.T, newLimiter NewLimiter) {
 	t.Run("Concurrent", func(t *testing.T) { t.Parallel(); concurrent(t, start) })
 }
 
-type starter func(t *testing.T) (ratelimit.Limiter, *Clock)
+type starter func(t *testing.T) (ratelimit.Limiter, *clocktest.Clock)
 
 // AllowN calls l.Allow n times and returns how many were allowed and the last result.
 func AllowN(tb testing.TB, l ratelimit.Limiter, key string, perMinute, n int) (allowed int, last ratelimit.Result) {
@@ -305,12 +286,22 @@ func invalidLimit(t *testing.T, start starter) {
 // concurrent: many requests at once never take more places than the limit.
 func concurrent(t *testing.T, start starter) {
 	l, _ := start(t)
+	if got := AllowConcurrently(t, []ratelimit.Limiter{l}, "shared", 50, 20, 10); got != 50 {
+		t.Errorf("%d allowed of 200 concurrent requests, want 50", got)
+	}
+}
+
+// AllowConcurrently runs goroutines that each call Allow each times on key, taking the
+// limiters in turn (several limiters: several servers), and returns how many were allowed.
+func AllowConcurrently(t *testing.T, limiters []ratelimit.Limiter, key string, perMinute, goroutines, each int) int {
+	t.Helper()
 	var allowed atomic.Int64
 	var wg sync.WaitGroup
-	for range 20 {
+	for i := range goroutines {
+		l := limiters[i%len(limiters)]
 		wg.Go(func() {
-			for range 10 {
-				res, err := l.Allow(context.Background(), "shared", 50)
+			for range each {
+				res, err := l.Allow(context.Background(), key, perMinute)
 				if err != nil {
 					t.Error(err)
 					return
@@ -322,7 +313,5 @@ func concurrent(t *testing.T, start starter) {
 		})
 	}
 	wg.Wait()
-	if got := allowed.Load(); got != 50 {
-		t.Errorf("%d allowed of 200 concurrent requests, want 50", got)
-	}
+	return int(allowed.Load())
 }
