@@ -11,8 +11,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductActivity] = activityProduct{} }
-
 // ActivitySearchRequest is the body of POST /activities/search.
 type ActivitySearchRequest struct {
 	Destination string `json:"destination"`
@@ -204,8 +202,7 @@ func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q
 		return nil, err
 	}
 	if left < pt.seats() {
-		return nil, invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
-			a.Name, left, q.Date, pt.seats())
+		return nil, seatShortage(a.Name, left, q.Date, pt.seats())
 	}
 	return &pricedQuote{Total: pt.price(c.contract(), a.Pricing), Currency: a.Currency, Instant: a.InstantConfirmation,
 		Policy: "moderate", ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,

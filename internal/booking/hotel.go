@@ -2,7 +2,6 @@ package booking
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/tradewind/tradewind/internal/pricing"
 	"github.com/tradewind/tradewind/internal/store"
 )
-
-func init() { products[tradewind.ProductHotel] = hotelProduct{} }
 
 // HotelSearchRequest is the body of POST /hotels/search.
 type HotelSearchRequest struct {
@@ -65,6 +62,11 @@ type hotelStay struct {
 
 func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
 
+// fits reports whether the party fits st.rooms rooms of type r.
+func (st hotelStay) fits(r *catalog.Room) bool {
+	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
+}
+
 // validateStay checks the stay and party of a hotel search, availability or quote.
 func validateStay(p *problems, checkIn, checkOut string, adults, children, rooms int, ages []int, nationality string, today time.Time) hotelStay {
 	nights, _ := p.stay(checkIn, checkOut, today)
@@ -79,51 +81,10 @@ func validateStay(p *problems, checkIn, checkOut string, adults, children, rooms
 	return hotelStay{checkIn, checkOut, nights, adults, children, rooms, nationality}
 }
 
-func intOr(v *int, def int) int {
-	if v == nil {
-		return def
-	}
-	return *v
-}
-
-// pageOf validates optional page and per_page values.
-// maxPage bounds page numbers so that offsets never overflow: a million pages of 100
-// is more than any list here holds.
-const maxPage = 1_000_000
-
-func pageOf(p *problems, page, perPage *int) Page {
-	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
-	if pg.Page < 1 || pg.Page > maxPage {
-		p.add("page: must be 1–%d", maxPage)
-	}
-	if pg.PerPage < 1 || pg.PerPage > 100 {
-		p.add("per_page: must be 1–100")
-	}
-	return pg
-}
-
-// ValidatePage checks list paging parameters.
-func ValidatePage(page, perPage *int) (Page, error) {
-	var p problems
-	pg := pageOf(&p, page, perPage)
-	return pg, p.err()
-}
-
-func destination(p *problems, dest, city string) string {
-	if dest == "" {
-		dest = city
-	}
-	if cityKey(dest) == "" {
-		p.add("destination is required")
-	}
-	p.maxLen("destination", dest, 200)
-	return dest
-}
-
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
 // ordered), or reports that it does not fit the party or is not available.
 func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
-	if st.adults > st.rooms*r.MaxAdults || st.children > st.rooms*r.MaxChildren {
+	if !st.fits(r) {
 		return 0, false
 	}
 	market := int64(h.Markets[st.nationality])
@@ -182,22 +143,6 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
 }
 
-// sortByPrice orders items cheapest first: those in the partner's credit currency
-// first (the only ones it can book), then the others by currency and price, since
-// amounts in different currencies do not compare.
-func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := price(items[i]), price(items[j])
-		if (a.Currency == currency) != (b.Currency == currency) {
-			return a.Currency == currency
-		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		return a.Minor < b.Minor
-	})
-}
-
 // HotelRecord is the catalog record of a hotel as a partner sees it.
 type HotelRecord struct {
 	ID                  int64          `json:"id"`
@@ -234,13 +179,6 @@ type HotelRoom struct {
 	Refundable    bool         `json:"refundable"`
 	PricePerNight money.Amount `json:"price_per_night"`
 	Currency      string       `json:"currency"`
-}
-
-func orEmpty[T any](l []T) []T {
-	if l == nil {
-		return []T{}
-	}
-	return l
 }
 
 // Hotel returns the catalog record of a hotel, prices in the caller's pricing mode.
@@ -364,18 +302,13 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 	if err != nil {
 		return nil, quoteNotFound(err, "hotel %d does not exist", q.HotelID)
 	}
-	var room *catalog.Room
-	for i := range h.Rooms {
-		if h.Rooms[i].ID == q.RoomID {
-			room = &h.Rooms[i]
-		}
-	}
+	room := unitByID(h.Rooms, q.RoomID, func(r *catalog.Room) int64 { return r.ID })
 	if room == nil {
 		return nil, invalidQuote("Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
 	}
 	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
 	st.nights = nightsOf(q.CheckIn, q.CheckOut)
-	if st.adults > st.rooms*room.MaxAdults || st.children > st.rooms*room.MaxChildren {
+	if !st.fits(room) {
 		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
 			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)
 	}
@@ -398,12 +331,4 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		Details: map[string]any{"hotel_id": h.ID, "room_id": room.ID, "check_in": st.checkIn, "check_out": st.checkOut,
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,
 			"guests": st.adults + st.children + q.Infants}}, nil
-}
-
-// quoteNotFound turns a missing item into 422 invalid_quote.
-func quoteNotFound(err error, format string, args ...any) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return invalidQuote("The quote names an item that does not exist: "+format+".", args...)
-	}
-	return err
 }

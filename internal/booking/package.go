@@ -13,8 +13,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductPackage] = packageProduct{} }
-
 // Package kinds (catalog-format.md).
 const (
 	kindFixed = "fixed" // sold by departures, each with its own seats and prices
@@ -436,11 +434,9 @@ func packageOption(pkg *catalog.Package, departureID int64, travelDate string, r
 	if travelDate != "" {
 		return nil, reject(fmt.Sprintf("travel_date: package %d is a fixed package; send departure_id", pkg.ID))
 	}
-	for _, d := range pkg.Departures {
-		if d.ID == departureID {
-			o := departureOption(d, 0)
-			return &o, nil
-		}
+	if d := unitByID(pkg.Departures, departureID, func(d *catalog.Departure) int64 { return d.ID }); d != nil {
+		o := departureOption(*d, 0)
+		return &o, nil
 	}
 	return nil, reject(fmt.Sprintf("departure_id: %d is not a departure of package %d", departureID, pkg.ID))
 }
@@ -496,8 +492,7 @@ func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q 
 	}
 	pt := party{q.Adults, q.Children, q.Infants}
 	if o.left < pt.seats() {
-		return nil, invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
-			pkg.Name, o.left, o.date, pt.seats())
+		return nil, seatShortage(pkg.Name, o.left, o.date, pt.seats())
 	}
 	if len(q.Travellers) > 0 {
 		if err := matchTravellers(q); err != nil {

@@ -61,8 +61,13 @@ type product interface {
 	price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error)
 }
 
-// products holds the product types that can be quoted and booked.
-var products = map[tradewind.ProductType]product{}
+// products holds the product types that can be quoted and booked, one entry each.
+var products = map[tradewind.ProductType]product{
+	tradewind.ProductHotel:    hotelProduct{},
+	tradewind.ProductActivity: activityProduct{},
+	tradewind.ProductRental:   rentalProduct{},
+	tradewind.ProductPackage:  packageProduct{},
+}
 
 // productFor returns the product of a quote, checking that the key enables it.
 func productFor(c *Caller, q *QuoteRequest) (product, error) {

@@ -12,8 +12,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductRental] = rentalProduct{} }
-
 // maxGuests bounds a rental party: the adults, children and infants limits together.
 const maxGuests = maxAdults + maxChildren + maxInfants
 
@@ -58,6 +56,9 @@ type rentalStay struct {
 	nights, guests    int
 }
 
+// fits reports whether space sp takes the stay's guests.
+func (st rentalStay) fits(sp *catalog.Space) bool { return st.guests <= sp.MaxGuests }
+
 // validateRentalStay checks the stay and guests of a rental search, availability or quote.
 func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today time.Time) rentalStay {
 	nights, _ := p.stay(checkIn, checkOut, today)
@@ -68,7 +69,7 @@ func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today
 // spaceOffer prices a space for a stay from its inventory rows (one per night, in
 // order), or reports that it does not take the guests or is not free every night.
 func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c pricing.Contract) (int64, bool) {
-	if st.guests > sp.MaxGuests {
+	if !st.fits(sp) {
 		return 0, false
 	}
 	return stayTotal(rows, st.nights, 1, c.Line)
@@ -260,20 +261,14 @@ func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *
 	if err != nil {
 		return nil, quoteNotFound(err, "rental %d does not exist", q.RentalID)
 	}
-	var sp *catalog.Space
-	for i := range r.Spaces {
-		if r.Spaces[i].ID == q.SpaceID {
-			sp = &r.Spaces[i]
-		}
-	}
+	sp := unitByID(r.Spaces, q.SpaceID, func(sp *catalog.Space) int64 { return sp.ID })
 	if sp == nil {
 		return nil, invalidQuote("Space %d is not a space of rental %d.", q.SpaceID, q.RentalID)
 	}
-	if q.Guests > sp.MaxGuests {
+	st := rentalStay{q.CheckIn, q.CheckOut, nightsOf(q.CheckIn, q.CheckOut), q.Guests}
+	if !st.fits(sp) {
 		return nil, invalidQuote("%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
 	}
-	st := rentalStay{q.CheckIn, q.CheckOut, 0, q.Guests}
-	st.nights = nightsOf(q.CheckIn, q.CheckOut)
 	bySpace, err := spaceRows(ctx, db, []int64{r.ID}, st)
 	if err != nil {
 		return nil, err
