@@ -60,7 +60,7 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
 	p.date("date", req.Date, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	p.maxLen("category", req.Category, 100)
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
@@ -162,7 +162,7 @@ func (s *Service) ActivityAvailability(ctx context.Context, c *Caller, req *Acti
 	var p problems
 	p.positiveID("activity_id", req.ActivityID)
 	p.date("date", req.Date, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 1), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultActivityCheckAdults), req.Children, req.Infants)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q
 		return nil, seatShortage(a.Name, left, q.Date, pt.seats())
 	}
 	return &pricedQuote{Total: pt.price(c.contract(), a.Pricing), Currency: a.Currency, Instant: a.InstantConfirmation,
-		Policy: "moderate", ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
+		Policy: policyModerate, ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
 		Claim: store.Claim{Kind: store.UnitActivity, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil

@@ -107,7 +107,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	}
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, defaultAdults), req.Children, intOr(req.Rooms, defaultRooms), req.ChildAges, req.NationalityCode, s.todayDate())
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
@@ -255,7 +255,7 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	}
 	var p problems
 	p.positiveID("hotel_id", req.HotelID)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, defaultAdults), req.Children, intOr(req.Rooms, defaultRooms), req.ChildAges, req.NationalityCode, s.todayDate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -321,9 +321,9 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		return nil, invalidQuote("%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
 	}
 	from, to := st.claimRange()
-	policy := "non_refundable"
+	policy := policyNonRefundable
 	if room.Refundable {
-		policy = "refundable"
+		policy = policyRefundable
 	}
 	return &pricedQuote{Total: total, Currency: h.Currency, Instant: h.InstantConfirmation, Policy: policy, ItemID: h.ID,
 		Claim:     store.Claim{Kind: store.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},

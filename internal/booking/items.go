@@ -242,13 +242,13 @@ func personPricing(c pricing.Contract, p catalog.PersonPrices, currency string) 
 
 // addDays returns the date n days after date (both YYYY-MM-DD).
 func addDays(date string, n int) string {
-	t, _ := parseDate(date)
+	t, _ := catalog.ParseDate(date)
 	return t.AddDate(0, 0, n).Format(tradewind.DateLayout)
 }
 
 // nightsOf counts the nights of a valid stay.
 func nightsOf(checkIn, checkOut string) int {
-	in, _ := parseDate(checkIn)
-	out, _ := parseDate(checkOut)
+	in, _ := catalog.ParseDate(checkIn)
+	out, _ := catalog.ParseDate(checkOut)
 	return int(out.Sub(in).Hours() / 24)
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// Package kinds (catalog-format.md).
-const (
-	kindFixed = "fixed" // sold by departures, each with its own seats and prices
-	kindOpen  = "open"  // sold for any travel date in its travel_dates
-)
-
 // maxAddons bounds addon_ids in one request.
 const maxAddons = 20
 
@@ -108,7 +102,7 @@ func loadPackageInventory(ctx context.Context, db store.Querier, ids []int64, fr
 // options lists p's options found in the inventory, in date order.
 func (inv packageInventory) options(p *catalog.Package) []pkgOption {
 	var out []pkgOption
-	if p.Kind == kindOpen {
+	if p.Kind == catalog.PackageOpen {
 		for _, r := range inv.days[p.ID] {
 			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: free(r), unitKind: store.UnitPackageDay, unitID: p.ID})
 		}
@@ -153,7 +147,7 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
 	from, to := dateWindow(&p, req.DateFrom, req.DateTo, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
@@ -264,7 +258,7 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 		rec.Addons = append(rec.Addons, PackageAddon{ID: a.ID, Name: a.Name, Currency: p.Currency,
 			PricePerPerson: money.Amount{Minor: con.Line(a.PricePerPerson), Currency: p.Currency}})
 	}
-	if p.Kind == kindOpen {
+	if p.Kind == catalog.PackageOpen {
 		pr := personPricing(con, *p.Pricing, p.Currency)
 		rec.Pricing = &pr
 		for _, r := range p.TravelDates {
@@ -339,7 +333,7 @@ func (s *Service) PackageAvailability(ctx context.Context, c *Caller, req *Packa
 	var p problems
 	p.positiveID("package_id", req.PackageID)
 	validatePackageChoice(&p, req.DepartureID, req.TravelDate, req.AddonIDs, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -425,7 +419,7 @@ func packageChoice(ctx context.Context, db store.Querier, pkg *catalog.Package, 
 
 // packageOption finds the option named on pkg, its seats not yet read.
 func packageOption(pkg *catalog.Package, departureID int64, travelDate string, reject rejectFunc) (*pkgOption, error) {
-	if pkg.Kind == kindOpen {
+	if pkg.Kind == catalog.PackageOpen {
 		if departureID != 0 {
 			return nil, reject(fmt.Sprintf("departure_id: package %d is an open package; send travel_date", pkg.ID))
 		}
@@ -508,6 +502,6 @@ func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q 
 	}
 	claim := store.Claim{Kind: o.unitKind, UnitID: o.unitID, From: o.date, To: o.date, Quantity: pt.seats()}
 	return &pricedQuote{Total: pricePackage(c.contract(), pt, o, addons, pkg.Currency).total.Minor, Currency: pkg.Currency,
-		Instant: pkg.InstantConfirmation, Policy: "see_policy", ItemID: pkg.ID, Claim: claim, StartDate: o.date,
+		Instant: pkg.InstantConfirmation, Policy: policySeePolicy, ItemID: pkg.ID, Claim: claim, StartDate: o.date,
 		EndDate: addDays(o.date, pkg.DurationNights), OpenStatus: tradewind.StatusOnRequest, Details: details}, nil
 }

@@ -38,6 +38,16 @@ type QuoteRequest struct {
 	Travellers []Traveller `json:"travellers,omitempty"`
 }
 
+// Cancellation policies of a quote, as decisions.md chose them: a hotel room's
+// refundable flag gives policyRefundable or policyNonRefundable; activities are
+// policyModerate; rentals and packages policySeePolicy (their own terms apply).
+const (
+	policyRefundable    = "refundable"
+	policyNonRefundable = "non_refundable"
+	policyModerate      = "moderate"
+	policySeePolicy     = "see_policy"
+)
+
 // pricedQuote is a quote priced for a partner against live availability.
 type pricedQuote struct {
 	Total      int64

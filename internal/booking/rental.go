@@ -90,7 +90,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	}
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
-	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, defaultGuests), s.todayDate())
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
@@ -219,7 +219,7 @@ func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *Rental
 	}
 	var p problems
 	p.positiveID("rental_id", req.RentalID)
-	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, defaultGuests), s.todayDate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *
 		return nil, invalidQuote("%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
 	}
 	from, to := nightRange(st.checkIn, st.checkOut)
-	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: "see_policy", ItemID: r.ID,
+	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: policySeePolicy, ItemID: r.ID,
 		Claim:     store.Claim{Kind: store.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusPending,
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,

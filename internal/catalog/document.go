@@ -143,11 +143,17 @@ type Package struct {
 	Photos              []string       `json:"photos"`
 	Itinerary           []ItineraryDay `json:"itinerary"`
 	Addons              []Addon        `json:"addons"`
-	Kind                string         `json:"kind"`                   // "fixed" or "open"
+	Kind                string         `json:"kind"`                   // PackageFixed or PackageOpen
 	Departures          []Departure    `json:"departures,omitempty"`   // fixed
 	TravelDates         []ActivityDays `json:"travel_dates,omitempty"` // open: capacity per day
 	Pricing             *PersonPrices  `json:"pricing,omitempty"`      // open
 }
+
+// Package kinds (catalog-format.md).
+const (
+	PackageFixed = "fixed" // sold by departures, each with its own seats and prices
+	PackageOpen  = "open"  // sold for any travel date in its travel_dates, at one price list
+)
 
 // ItineraryDay is one day of a package's programme.
 type ItineraryDay struct {
