@@ -76,10 +76,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // handlerFunc is a partner endpoint: it returns data or an error.
 type handlerFunc func(r *http.Request, c *booking.Caller, body []byte) (*response, error)
 
-// endpoint is one route of the partner API.
+// endpoint is one route of the partner API and what it requires of its caller, checked
+// once by serveEndpoint before h runs: the scope, the product the key must enable, and an
+// Idempotency-Key header.
 type endpoint struct {
 	method, path string
-	scope        string // "" when none is required
+	scope        string                // "" when none is required
+	product      tradewind.ProductType // "" when the endpoint is not one product's
+	idempotent   bool                  // requires a valid Idempotency-Key header
 	h            handlerFunc
 }
 
