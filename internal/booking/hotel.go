@@ -67,18 +67,27 @@ func (st hotelStay) fits(r *catalog.Room) bool {
 	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
 }
 
+// stayRequest is the stay and party a hotel search, availability or quote asks for,
+// defaults applied.
+type stayRequest struct {
+	checkIn, checkOut       string
+	adults, children, rooms int
+	childAges               []int
+	nationality             string
+}
+
 // validateStay checks the stay and party of a hotel search, availability or quote.
-func validateStay(p *problems, checkIn, checkOut string, adults, children, rooms int, ages []int, nationality string, today time.Time) hotelStay {
-	nights, _ := p.stay(checkIn, checkOut, today)
-	p.between("adults", adults, 1, maxAdults)
-	p.between("children", children, 0, maxChildren)
-	p.between("rooms", rooms, 1, maxRooms)
-	if rooms >= 1 && adults >= 1 && adults < rooms {
-		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", adults, rooms)
+func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
+	nights, _ := p.stay(r.checkIn, r.checkOut, today)
+	p.between("adults", r.adults, 1, maxAdults)
+	p.between("children", r.children, 0, maxChildren)
+	p.between("rooms", r.rooms, 1, maxRooms)
+	if r.rooms >= 1 && r.adults >= 1 && r.adults < r.rooms {
+		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", r.adults, r.rooms)
 	}
-	p.childAges(children, ages)
-	p.nationality(nationality)
-	return hotelStay{checkIn, checkOut, nights, adults, children, rooms, nationality}
+	p.childAges(r.children, r.childAges)
+	p.nationality(r.nationality)
+	return hotelStay{r.checkIn, r.checkOut, nights, r.adults, r.children, r.rooms, r.nationality}
 }
 
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
@@ -107,7 +116,9 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	}
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, defaultAdults), req.Children, intOr(req.Rooms, defaultRooms), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, stayRequest{checkIn: req.CheckIn, checkOut: req.CheckOut, adults: intOr(req.Adults, defaultAdults),
+		children: req.Children, rooms: intOr(req.Rooms, defaultRooms), childAges: req.ChildAges, nationality: req.NationalityCode},
+		s.todayDate())
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
@@ -255,7 +266,9 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	}
 	var p problems
 	p.positiveID("hotel_id", req.HotelID)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, defaultAdults), req.Children, intOr(req.Rooms, defaultRooms), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, stayRequest{checkIn: req.CheckIn, checkOut: req.CheckOut, adults: intOr(req.Adults, defaultAdults),
+		children: req.Children, rooms: intOr(req.Rooms, defaultRooms), childAges: req.ChildAges, nationality: req.NationalityCode},
+		s.todayDate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -292,7 +305,8 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 		p.add("rooms is required")
 		rooms = 1 // checks the rest of the party as for one room, without a second message
 	}
-	validateStay(&p, q.CheckIn, q.CheckOut, q.Adults, q.Children, rooms, q.ChildAges, q.NationalityCode, today)
+	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: q.Adults, children: q.Children, rooms: rooms,
+		childAges: q.ChildAges, nationality: q.NationalityCode}, today)
 	p.between("infants", q.Infants, 0, maxInfants)
 	return p
 }
