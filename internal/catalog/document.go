@@ -2,6 +2,10 @@
 // (shared/spec/catalog-format.md). Amounts are held in minor units of the item's
 // currency; dates are canonical "YYYY-MM-DD" strings.
 //
+// The catalog's facts are defined here once and the booking rules use them: the package
+// kinds (PackageFixed, PackageOpen), date parsing (ParseDate, tradewind.DateLayout) and
+// the country-code shape (ValidCountry).
+//
 // Parse and Write (and Document's UnmarshalJSON and MarshalJSON) handle the catalog format
 // with its decimal amounts. The json tags on the item types below only name their fields:
 // encoding one item on its own writes amounts in minor units, not in the catalog format.

@@ -1,6 +1,12 @@
 // Package httpapi serves the partner API under /api/partner/v1: routes, middleware,
-// handlers and the response envelope. Handlers decode and validate, call the booking
-// service, and return data or an error that one adapter turns into the envelope.
+// handlers and the response envelope.
+//
+// routes.go declares every endpoint with its scope, the product its key must enable and
+// whether it requires an Idempotency-Key; serveEndpoint checks these once, after the key
+// and the guards. Handlers (the generic product handlers of products.go, the others in
+// handlers.go) only decode the request, call the booking service, which validates it and
+// keeps its own checks, and return data or an error that one adapter turns into the
+// envelope.
 package httpapi
 
 import (
