@@ -18,23 +18,7 @@ func TestConfirmOnlyPendingOrOnRequest(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			svc := booking.New(o.Open(t), apitest.NewClock(apitest.Start), nil)
-			if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{}); err != nil {
-				t.Fatal(err)
-			}
-			limit := "10000"
-			p, err := svc.UpdatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit})
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := &booking.Caller{Partner: p, Key: k}
+			svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 			book := func(key string) *booking.BookingView {
 				t.Helper()
 				quote := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,

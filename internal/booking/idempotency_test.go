@@ -47,25 +47,9 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				st := o.Open(t)
 				clock := apitest.NewClock(apitest.Start)
-				svc := booking.New(st, clock, nil)
-				if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
-					t.Fatal(err)
-				}
-				p, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				limit := "10000"
-				if p, err = svc.UpdatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit}); err != nil {
-					t.Fatal(err)
-				}
-				k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := &booking.Caller{Partner: p, Key: k}
+				svc, c := liveService(t, o, clock, apitest.Catalog(), "10000")
+				st := svc.Store
 				quote := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,
 					CheckIn: apitest.Day(3), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
 				// The single room has two per night: take one, so one is left.
