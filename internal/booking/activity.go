@@ -66,11 +66,10 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	acts, ids, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	rows, err := rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: store.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+	acts, rows, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) {
+			return rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: store.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+		})
 	if err != nil {
 		return nil, meta, err
 	}

@@ -123,11 +123,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	hotels, ids, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	byRoom, err := hotelRows(ctx, s.Store, ids, st)
+	hotels, byRoom, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) { return hotelRows(ctx, s.Store, ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}

@@ -128,23 +128,26 @@ func getItem[T any](ctx context.Context, db store.Querier, kind tradewind.Produc
 }
 
 // cityItems loads and decodes the items of a kind in a city (case-insensitive), by id,
-// and returns their ids alongside.
-func cityItems[T any](ctx context.Context, db store.Querier, kind tradewind.ProductType, city string) ([]*T, []int64, error) {
+// and what inventory reads of them by their ids: what every search starts from.
+func cityItems[T, I any](ctx context.Context, db store.Querier, kind tradewind.ProductType, city string,
+	inventory func(ids []int64) (I, error)) ([]*T, I, error) {
+	var inv I
 	items, err := db.ItemListByCity(ctx, kind, cityKey(city))
 	if err != nil {
-		return nil, nil, err
+		return nil, inv, err
 	}
 	out := make([]*T, 0, len(items))
 	ids := make([]int64, 0, len(items))
 	for _, it := range items {
 		v, err := decodeItem[T](it)
 		if err != nil {
-			return nil, nil, err
+			return nil, inv, err
 		}
 		out = append(out, v)
 		ids = append(ids, it.ID)
 	}
-	return out, ids, nil
+	inv, err = inventory(ids)
+	return out, inv, err
 }
 
 // rowsByUnit loads the inventory rows q selects, grouped by unit, each unit's days in order.

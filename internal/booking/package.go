@@ -152,11 +152,8 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	pkgs, ids, err := cityItems[catalog.Package](ctx, s.Store, tradewind.ProductPackage, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	inv, err := loadPackageInventory(ctx, s.Store, ids, from, to)
+	pkgs, inv, err := cityItems[catalog.Package](ctx, s.Store, tradewind.ProductPackage, dest,
+		func(ids []int64) (packageInventory, error) { return loadPackageInventory(ctx, s.Store, ids, from, to) })
 	if err != nil {
 		return nil, meta, err
 	}

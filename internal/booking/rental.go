@@ -95,11 +95,8 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	rentals, ids, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	bySpace, err := spaceRows(ctx, s.Store, ids, st)
+	rentals, bySpace, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) { return spaceRows(ctx, s.Store, ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}
