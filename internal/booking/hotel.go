@@ -103,8 +103,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st 
 
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
 func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
-	from, to := st.claimRange()
-	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: hotelIDs, From: from, To: to})
+	return stayRows(ctx, db, store.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
 }
 
 // SearchHotels returns the hotels of a city with a room available for the stay and

@@ -163,6 +163,13 @@ func rowsByUnit(ctx context.Context, db store.Querier, q store.InventoryQuery) (
 	return byUnit, nil
 }
 
+// stayRows loads the nights of a stay (check_in .. check_out−1) of the units of a kind
+// (rooms, spaces) of the given items, grouped by unit.
+func stayRows(ctx context.Context, db store.Querier, kind string, itemIDs []int64, checkIn, checkOut string) (map[int64][]store.InventoryRow, error) {
+	from, to := nightRange(checkIn, checkOut)
+	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: kind, ItemIDs: itemIDs, From: from, To: to})
+}
+
 // free is what an inventory row can still sell.
 func free(r store.InventoryRow) int { return max(r.Capacity-r.Sold, 0) }
 

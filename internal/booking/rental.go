@@ -77,8 +77,7 @@ func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c p
 
 // spaceRows loads the stay's nights of the spaces of the given rentals, by space.
 func spaceRows(ctx context.Context, db store.Querier, rentalIDs []int64, st rentalStay) (map[int64][]store.InventoryRow, error) {
-	from, to := nightRange(st.checkIn, st.checkOut)
-	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitSpace, ItemIDs: rentalIDs, From: from, To: to})
+	return stayRows(ctx, db, store.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
 }
 
 // SearchRentals returns the rentals of a city with a space free every night of the stay
