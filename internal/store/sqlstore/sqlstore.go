@@ -51,7 +51,11 @@ func New(db *sql.DB, d Dialect) *DB {
 }
 
 // Migrate applies every pending migration.
-func (s *DB) Migrate(ctx context.Context) error {
+func (s *DB) Migrate(ctx context.Context) error { return s.MigrateTo(ctx, 0) }
+
+// MigrateTo applies the pending migrations up to version (every one when 0): tests
+// of a migration fill the database as it was just before it.
+func (s *DB) MigrateTo(ctx context.Context, version int64) error {
 	sub, err := fs.Sub(migrations, "migrations/"+s.dialect.Name)
 	if err != nil {
 		return err
@@ -60,7 +64,12 @@ func (s *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if version == 0 {
+		_, err = p.Up(ctx)
+	} else {
+		_, err = p.UpTo(ctx, version)
+	}
+	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil
