@@ -294,8 +294,15 @@ func duplicatePartnerRef(ref string) error {
 
 // prebookFor loads the caller's unexpired, unused prebook token and its quote.
 func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
-	if req.ProductType != "" || req.HotelID != 0 || req.ActivityID != 0 || req.RentalID != 0 || req.PackageID != 0 {
-		return nil, nil, tradewind.Invalid([]string{"prebook_token: send either a prebook_token or the quote fields, not both"})
+	// The token carries the quote: only travellers may be named next to it.
+	var p problems
+	for _, name := range sentFields(&req.QuoteRequest) {
+		if name != "travellers" {
+			p.add("%s: send either a prebook_token or the quote fields, not both", name)
+		}
+	}
+	if len(p) > 0 {
+		return nil, nil, p.err()
 	}
 	pb, err := s.Store.PrebookGet(ctx, req.PrebookToken)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (pb.PartnerID != c.Partner.ID || pb.Mode != c.Key.Mode)) {

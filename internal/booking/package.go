@@ -463,6 +463,11 @@ func pricePackage(con pricing.Contract, pt party, o *pkgOption, addons []catalog
 // packageProduct quotes and books seats of a package departure or open travel date.
 type packageProduct struct{}
 
+func (packageProduct) fields() []string {
+	return []string{"package_id", "departure_id", "travel_date", "addon_ids", "adults", "children", "infants",
+		"travellers"}
+}
+
 func (packageProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("package_id", q.PackageID)

@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +66,9 @@ type pricedQuote struct {
 
 // product is what one product type does to validate and price a quote.
 type product interface {
+	// fields lists the quote fields (JSON names) this product takes, as docs/products.md
+	// lists them; any other quote field with a value is refused (foreignFields).
+	fields() []string
 	// validate lists the problems of the quote's fields for this product.
 	validate(q *QuoteRequest, today time.Time) problems
 	// price prices a valid quote for the caller; 422 invalid_quote when the item is
@@ -91,14 +96,65 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	if err := c.RequireProduct(pt); err != nil {
 		return nil, err
 	}
-	if pt != tradewind.ProductPackage && len(q.Travellers) > 0 {
-		return nil, tradewind.Invalid([]string{"travellers: only package quotes and bookings take travellers"})
-	}
 	p, ok := products[pt]
 	if !ok {
 		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
 	}
+	if errs := foreignFields(q, pt, p.fields()); len(errs) > 0 {
+		return nil, errs.err()
+	}
 	return p, nil
+}
+
+// quoteField is one field of QuoteRequest: its JSON name and its index.
+type quoteField struct {
+	name  string
+	index int
+}
+
+// quoteFields lists the fields of QuoteRequest, in their order.
+var quoteFields = func() []quoteField {
+	var out []quoteField
+	t := reflect.TypeFor[QuoteRequest]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, quoteField{name, i})
+	}
+	return out
+}()
+
+// sentFields returns the JSON names of the quote fields of q that hold a value (a
+// field left at its zero value reads as not sent, and is stored as nothing).
+func sentFields(q *QuoteRequest) []string {
+	v := reflect.ValueOf(q).Elem()
+	var out []string
+	for _, f := range quoteFields {
+		if !v.Field(f.index).IsZero() {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// foreignFields lists a problem for each field of q with a value that a quote of product
+// type pt does not take: a hotel quote carrying a date, an activity one carrying rooms…
+// Such values would be stored with the booking unvalidated.
+func foreignFields(q *QuoteRequest, pt tradewind.ProductType, fields []string) problems {
+	var p problems
+	for _, name := range sentFields(q) {
+		if name != "product_type" && !slices.Contains(fields, name) {
+			p.add("%s: not a field of %s %s quote", name, article(pt), pt)
+		}
+	}
+	return p
+}
+
+// article is the indefinite article of a product type's name.
+func article(pt tradewind.ProductType) string {
+	if pt == tradewind.ProductActivity {
+		return "an"
+	}
+	return "a"
 }
 
 func invalidQuote(format string, args ...any) error {
