@@ -465,12 +465,8 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
 		}
 		if b.UnitKind != "" {
-			claim := claimOf(b)
-			from, to, err := soldOutDays(ctx, tx, claim) // sold out until this release
+			from, to, err := releaseClaim(ctx, tx, claimOf(b))
 			if err != nil {
-				return err
-			}
-			if err := tx.InventoryRelease(ctx, claim); err != nil {
 				return err
 			}
 			if err := s.availabilityFlipped(ctx, tx, b.ProductType, b.ItemID, from, to); err != nil {

@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -188,11 +189,24 @@ func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *Quo
 	if pq.StartDate < s.today() { // e.g. a package departure that has left
 		return nil, invalidQuote("The service starts on %s, which is in the past.", pq.StartDate)
 	}
+	if err := s.departureWithinReach(pq.StartDate); err != nil {
+		return nil, err
+	}
 	if pq.Currency != c.Partner.Currency {
 		return nil, invalidQuote("The item is priced in %s but the credit line is in %s; only %s items can be booked.",
 			pq.Currency, c.Partner.Currency, c.Partner.Currency)
 	}
 	return pq, nil
+}
+
+// departureWithinReach refuses, like any other date, a service start more than 500 days
+// ahead. Only a fixed package's departure can be: its date is the catalog's, not the
+// request's, so validate could not see it.
+func (s *Service) departureWithinReach(start string) error {
+	if last := s.todayDate().AddDate(0, 0, maxDaysAhead).Format(tradewind.DateLayout); start > last {
+		return tradewind.Invalid([]string{fmt.Sprintf("departure_id: the departure on %s is more than %d days ahead", start, maxDaysAhead)})
+	}
+	return nil
 }
 
 // cityKey is the search key of a city: matching is case-insensitive.
