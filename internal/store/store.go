@@ -18,6 +18,9 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrConflict: a unique constraint refused the write.
 	ErrConflict = errors.New("store: conflict")
+	// ErrCorrupt: a stored value cannot be decoded (a list column that is not a JSON
+	// array). The row is refused rather than read with the value missing.
+	ErrCorrupt = errors.New("store: corrupt row")
 )
 
 // Store is a database: the queries outside a transaction, and transactions.

@@ -161,13 +161,13 @@ func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
 		SELECT $1, id, 'pending', 0, $2, $2, $2 FROM webhook_subscriptions
 		WHERE partner_id = $3 AND active AND deleted_at IS NULL
-		AND (',' || event_types || ',') LIKE '%,' || CAST($4 AS TEXT) || ',%'`,
+		AND `+q.d.JSONListHas("event_types", "$4"),
 		e.ID, ts(e.CreatedAt), e.PartnerID, e.Type)
 	return err
 }
 
 func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error) {
 	return q.int64s(ctx, `SELECT DISTINCT partner_id FROM webhook_subscriptions
-		WHERE active AND deleted_at IS NULL AND (',' || event_types || ',') LIKE '%,' || CAST($1 AS TEXT) || ',%'
+		WHERE active AND deleted_at IS NULL AND `+q.d.JSONListHas("event_types", "$1")+`
 		ORDER BY partner_id`, eventType)
 }
