@@ -204,22 +204,22 @@ func (c *partnerShowCmd) Run(e *env) error {
 
 // partnerView is a partner as the operator sees it; the signing secret only once.
 type partnerView struct {
-	ID               int64     `json:"id"`
-	Name             string    `json:"name"`
-	PricingMode      string    `json:"pricing_mode"`
-	MarkupPercent    string    `json:"markup_percent"`
-	Currency         string    `json:"currency"`
-	CreditLimit      string    `json:"credit_limit"`
-	CreditUsed       string    `json:"credit_used"`
-	CreditAvailable  string    `json:"credit_available"`
-	Blocked          bool      `json:"blocked"`
-	RateLimit        int       `json:"rate_limit"`
-	AllowIPs         []string  `json:"allow_ips"`
-	RequireMTLS      bool      `json:"require_mtls"`
-	CertFingerprints []string  `json:"cert_fingerprints"`
-	RequireSignature bool      `json:"require_signature"`
-	SigningSecret    string    `json:"signing_secret,omitempty"`
-	CreatedAt        time.Time `json:"created_at"`
+	ID               int64                 `json:"id"`
+	Name             string                `json:"name"`
+	PricingMode      tradewind.PricingMode `json:"pricing_mode"`
+	MarkupPercent    string                `json:"markup_percent"`
+	Currency         string                `json:"currency"`
+	CreditLimit      string                `json:"credit_limit"`
+	CreditUsed       string                `json:"credit_used"`
+	CreditAvailable  string                `json:"credit_available"`
+	Blocked          bool                  `json:"blocked"`
+	RateLimit        int                   `json:"rate_limit"`
+	AllowIPs         []string              `json:"allow_ips"`
+	RequireMTLS      bool                  `json:"require_mtls"`
+	CertFingerprints []string              `json:"cert_fingerprints"`
+	RequireSignature bool                  `json:"require_signature"`
+	SigningSecret    string                `json:"signing_secret,omitempty"`
+	CreatedAt        time.Time             `json:"created_at"`
 }
 
 func viewPartner(p *tradewind.Partner, secret bool) partnerView {
@@ -234,9 +234,9 @@ func viewPartner(p *tradewind.Partner, secret bool) partnerView {
 	return v
 }
 
-func nonNil(l []string) []string {
+func nonNil[S ~string](l []S) []S {
 	if l == nil {
-		return []string{}
+		return []S{}
 	}
 	return l
 }
@@ -288,7 +288,10 @@ type keyView struct {
 }
 
 func viewKey(k *tradewind.APIKey, partner, secret string) keyView {
-	v := keyView{ID: k.ID, Key: secret, Prefix: k.Prefix, Partner: partner, Mode: string(k.Mode), Scopes: nonNil(k.Scopes), Products: []string{}, CreatedAt: k.CreatedAt}
+	v := keyView{ID: k.ID, Key: secret, Prefix: k.Prefix, Partner: partner, Mode: string(k.Mode), Scopes: []string{}, Products: []string{}, CreatedAt: k.CreatedAt}
+	for _, s := range k.Scopes {
+		v.Scopes = append(v.Scopes, string(s))
+	}
 	for _, p := range k.Products {
 		v.Products = append(v.Products, string(p))
 	}
@@ -388,19 +391,19 @@ type bookingListCmd struct {
 
 // bookingRow is a booking as the operator sees it.
 type bookingRow struct {
-	Reference        string          `json:"reference"`
-	Partner          string          `json:"partner"`
-	PartnerReference string          `json:"partner_reference"`
-	ProductType      string          `json:"product_type"`
-	Status           string          `json:"status"`
-	Test             bool            `json:"test"`
-	TotalPrice       string          `json:"total_price"`
-	Currency         string          `json:"currency"`
-	StartDate        string          `json:"start_date"`
-	EndDate          string          `json:"end_date"`
-	CancelReason     string          `json:"cancel_reason,omitempty"`
-	Details          json.RawMessage `json:"details"`
-	CreatedAt        time.Time       `json:"created_at"`
+	Reference        string                  `json:"reference"`
+	Partner          string                  `json:"partner"`
+	PartnerReference string                  `json:"partner_reference"`
+	ProductType      string                  `json:"product_type"`
+	Status           tradewind.BookingStatus `json:"status"`
+	Test             bool                    `json:"test"`
+	TotalPrice       string                  `json:"total_price"`
+	Currency         string                  `json:"currency"`
+	StartDate        string                  `json:"start_date"`
+	EndDate          string                  `json:"end_date"`
+	CancelReason     string                  `json:"cancel_reason,omitempty"`
+	Details          json.RawMessage         `json:"details"`
+	CreatedAt        time.Time               `json:"created_at"`
 }
 
 // partnerNames maps every partner's id to its name and returns the id of the partner
@@ -468,7 +471,7 @@ func (c *bookingConfirmCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]string{"reference": b.Reference, "status": b.Status}, func(w io.Writer) {
+	return e.print(map[string]string{"reference": b.Reference, "status": string(b.Status)}, func(w io.Writer) {
 		fmt.Fprintf(w, "Booking %s confirmed; booking.confirmed sent.\n", b.Reference)
 	})
 }
@@ -488,7 +491,7 @@ func (c *bookingRejectCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]string{"reference": b.Reference, "status": b.Status, "reason": b.CancelReason, "note": c.Reason}, func(w io.Writer) {
+	return e.print(map[string]string{"reference": b.Reference, "status": string(b.Status), "reason": b.CancelReason, "note": c.Reason}, func(w io.Writer) {
 		fmt.Fprintf(w, "Booking %s rejected (%s); booking.cancelled sent with the note.\n", b.Reference, b.CancelReason)
 	})
 }

@@ -79,7 +79,7 @@ func (c *webhookDeliveriesCmd) Run(e *env) error {
 	}
 	views := []deliveryView{}
 	for _, d := range list {
-		v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Partner: names[d.PartnerID], SubscriptionID: d.SubscriptionID,
+		v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: string(d.EventType), Partner: names[d.PartnerID], SubscriptionID: d.SubscriptionID,
 			URL: d.URL, Status: d.Status, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 			Attempts: byDelivery[d.ID]}
 		if v.Attempts == nil {

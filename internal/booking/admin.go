@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,10 +79,11 @@ func (s *Service) UpdatePartner(ctx context.Context, name string, p PartnerParam
 func (s *Service) applyPartner(pt *tradewind.Partner, p PartnerParams) error {
 	var errs problems
 	if p.PricingMode != nil {
-		if *p.PricingMode != tradewind.PricingNet && *p.PricingMode != tradewind.PricingMarkup {
+		mode := tradewind.PricingMode(*p.PricingMode)
+		if mode != tradewind.PricingNet && mode != tradewind.PricingMarkup {
 			errs.add("pricing-mode: net or markup")
 		}
-		pt.PricingMode = *p.PricingMode
+		pt.PricingMode = mode
 	}
 	if p.MarkupPercent != nil {
 		bp, err := money.ParsePercentBP(*p.MarkupPercent)
@@ -188,14 +190,16 @@ func (s *Service) IssueKey(ctx context.Context, partnerName string, kp KeyParams
 	if kp.Mode != string(tradewind.ModeTest) && kp.Mode != string(tradewind.ModeLive) {
 		errs.add("mode: test or live")
 	}
-	scopes := kp.Scopes
-	if len(scopes) == 0 {
-		scopes = tradewind.AllScopes
+	scopes := tradewind.AllScopes
+	if len(kp.Scopes) > 0 {
+		scopes = nil
 	}
-	for _, sc := range scopes {
-		if !contains(tradewind.AllScopes, sc) {
-			errs.add("scope: %q is not one of %s", sc, strings.Join(tradewind.AllScopes, ", "))
+	for _, name := range kp.Scopes {
+		sc := tradewind.Scope(name)
+		if !slices.Contains(tradewind.AllScopes, sc) {
+			errs.add("scope: %q is not one of %s", sc, joinNames(tradewind.AllScopes, ", "))
 		}
+		scopes = append(scopes, sc)
 	}
 	var products []tradewind.ProductType
 	if len(kp.Products) == 0 {
@@ -229,11 +233,11 @@ func (s *Service) IssueKey(ctx context.Context, partnerName string, kp KeyParams
 	return k, secret, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// joinNames lists named strings (scopes, event types) for a message or a log.
+func joinNames[S ~string](l []S, sep string) string {
+	names := make([]string, len(l))
+	for i, s := range l {
+		names[i] = string(s)
 	}
-	return false
+	return strings.Join(names, sep)
 }

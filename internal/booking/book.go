@@ -73,16 +73,16 @@ type BookRequest struct {
 
 // BookingView is a booking as the partner sees it.
 type BookingView struct {
-	Reference        string          `json:"reference"`
-	PartnerReference *string         `json:"partner_reference"`
-	ProductType      string          `json:"product_type"`
-	Status           string          `json:"status"`
-	TotalPrice       money.Amount    `json:"total_price"`
-	Currency         string          `json:"currency"`
-	PricingMode      string          `json:"pricing_mode"`
-	Test             bool            `json:"test"`
-	Details          json.RawMessage `json:"details"`
-	CreatedAt        time.Time       `json:"created_at"`
+	Reference        string                  `json:"reference"`
+	PartnerReference *string                 `json:"partner_reference"`
+	ProductType      string                  `json:"product_type"`
+	Status           tradewind.BookingStatus `json:"status"`
+	TotalPrice       money.Amount            `json:"total_price"`
+	Currency         string                  `json:"currency"`
+	PricingMode      tradewind.PricingMode   `json:"pricing_mode"`
+	Test             bool                    `json:"test"`
+	Details          json.RawMessage         `json:"details"`
+	CreatedAt        time.Time               `json:"created_at"`
 }
 
 // View renders b for its partner at the service's current time.
@@ -380,8 +380,8 @@ func (s *Service) ListBookings(ctx context.Context, c *Caller, pg Page) ([]*Book
 
 // CancelResult is the data of a cancellation.
 type CancelResult struct {
-	Reference string `json:"reference"`
-	Status    string `json:"status"`
+	Reference string                  `json:"reference"`
+	Status    tradewind.BookingStatus `json:"status"`
 }
 
 // Cancel cancels the caller's booking, releasing its inventory and, for a live booking,
@@ -401,12 +401,12 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 }
 
 // cancellable lists the stored states a booking can be cancelled or rejected from.
-var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
+var cancellable = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
 
 // end cancels a booking (partnerID 0: any partner's, for the operator) in one transaction:
 // status, inventory, credit and the booking.cancelled event together.
 // A non-empty note travels with the booking.cancelled event.
-func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, note string, from []string) (*tradewind.Booking, error) {
+func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, note string, from []tradewind.BookingStatus) (*tradewind.Booking, error) {
 	if !referenceShape.MatchString(reference) {
 		return nil, notFound("Booking")
 	}
@@ -464,9 +464,9 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, n
 func claimOf(b *tradewind.Booking) store.Claim {
 	from, to := b.StartDate, b.EndDate
 	switch b.UnitKind {
-	case store.UnitRoom, store.UnitSpace:
+	case tradewind.UnitRoom, tradewind.UnitSpace:
 		from, to = nightRange(b.StartDate, b.EndDate)
-	case store.UnitDeparture, store.UnitPackageDay:
+	case tradewind.UnitDeparture, tradewind.UnitPackageDay:
 		to = from // a package takes its seats on its first day only
 	}
 	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
@@ -483,7 +483,7 @@ func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Boo
 		if err != nil {
 			return mapNotFound(err, "Booking")
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, []string{tradewind.StatusPending, tradewind.StatusOnRequest}, tradewind.StatusConfirmed, "", s.now())
+		ok, err := tx.BookingSetStatus(ctx, b.ID, []tradewind.BookingStatus{tradewind.StatusPending, tradewind.StatusOnRequest}, tradewind.StatusConfirmed, "", s.now())
 		if err != nil {
 			return err
 		}
@@ -505,14 +505,14 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 	if len([]rune(note)) > 500 {
 		return nil, tradewind.Invalid([]string{"reason: at most 500 characters"})
 	}
-	return s.end(ctx, 0, reference, "supplier_rejected", note, []string{tradewind.StatusPending, tradewind.StatusOnRequest})
+	return s.end(ctx, 0, reference, "supplier_rejected", note, []tradewind.BookingStatus{tradewind.StatusPending, tradewind.StatusOnRequest})
 }
 
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	f := store.BookingFilter{PartnerID: partnerID, Status: status}
-	switch status {
+	f := store.BookingFilter{PartnerID: partnerID, Status: tradewind.BookingStatus(status)}
+	switch f.Status {
 	case tradewind.StatusCompleted:
 		f.Status, f.EndBefore = tradewind.StatusConfirmed, s.today()
 	case tradewind.StatusConfirmed:

@@ -78,7 +78,7 @@ func freeOn(rows []store.InventoryRow) int {
 }
 
 // unitFreeOn reads what one unit can still sell on one day.
-func unitFreeOn(ctx context.Context, db store.Querier, kind string, unitID int64, day string) (int, error) {
+func unitFreeOn(ctx context.Context, db store.Querier, kind tradewind.UnitKind, unitID int64, day string) (int, error) {
 	rows, err := db.InventoryList(ctx, store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
 	if err != nil {
 		return 0, err

@@ -79,7 +79,7 @@ type handlerFunc func(r *http.Request, c *booking.Caller, body []byte) (*respons
 // endpoint is one route of the partner API.
 type endpoint struct {
 	method, path string
-	scope        string // "" when none is required
+	scope        tradewind.Scope // "" when none is required
 	h            handlerFunc
 }
 

@@ -49,18 +49,9 @@ type Item struct {
 	Data    []byte
 }
 
-// Inventory kinds: what one row of inventory counts.
-const (
-	UnitRoom       = "room"        // hotel room type, per night: rooms
-	UnitActivity   = "activity"    // activity, per day: seats
-	UnitSpace      = "space"       // rental space, per night: capacity 1
-	UnitDeparture  = "departure"   // fixed package departure, on its date: seats
-	UnitPackageDay = "package_day" // open package, per travel day: seats
-)
-
 // InventoryRow is what one unit offers on one day.
 type InventoryRow struct {
-	Kind     string
+	Kind     tradewind.UnitKind
 	UnitID   int64
 	ItemID   int64
 	Day      string // YYYY-MM-DD
@@ -71,7 +62,7 @@ type InventoryRow struct {
 
 // InventoryQuery selects inventory rows. Days are inclusive.
 type InventoryQuery struct {
-	Kind    string
+	Kind    tradewind.UnitKind
 	ItemIDs []int64 // any of these items; empty with UnitIDs
 	UnitIDs []int64 // any of these units
 	From    string
@@ -80,7 +71,7 @@ type InventoryQuery struct {
 
 // Claim takes Quantity units on every day From..To (inclusive) of one unit.
 type Claim struct {
-	Kind     string
+	Kind     tradewind.UnitKind
 	UnitID   int64
 	From, To string
 	Quantity int
@@ -88,8 +79,8 @@ type Claim struct {
 
 // BookingFilter selects bookings for a list.
 type BookingFilter struct {
-	PartnerID int64  // 0: every partner (operator)
-	Status    string // stored status
+	PartnerID int64                   // 0: every partner (operator)
+	Status    tradewind.BookingStatus // stored status
 	// EndBefore keeps bookings whose service ended before this day; EndFrom those
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
@@ -103,7 +94,7 @@ type Subscription struct {
 	ID         int64
 	PartnerID  int64
 	URL        string
-	EventTypes []string
+	EventTypes []tradewind.EventType
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
@@ -154,7 +145,7 @@ type Querier interface {
 	// InventoryUnitOwners returns, for each of unitIDs that has inventory of kind, the
 	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids
 	// without inventory are absent from the map.
-	InventoryUnitOwners(ctx context.Context, kind string, unitIDs []int64) (map[int64][]int64, error)
+	InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error)
 	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
 	// day with one conditional statement; false when any day lacks the room.
 	InventoryClaim(ctx context.Context, c Claim) (bool, error)
@@ -174,7 +165,7 @@ type Querier interface {
 	BookingList(ctx context.Context, f BookingFilter) ([]*tradewind.Booking, int, error)
 	// BookingSetStatus moves the booking to status only if it is in one of from;
 	// false when it was not.
-	BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error)
+	BookingSetStatus(ctx context.Context, id int64, from []tradewind.BookingStatus, status tradewind.BookingStatus, reason string, at time.Time) (bool, error)
 
 	// IdempotencyClaim records that the partner's key is being used. ErrConflict when
 	// another transaction holds or committed it (PostgreSQL waits for the holder).
@@ -191,7 +182,7 @@ type Querier interface {
 	// subscription of its partner to its type, in the same transaction.
 	EventCreate(ctx context.Context, e *tradewind.Event) error
 	// SubscriberPartnerIDs returns the partners with an active subscription to eventType.
-	SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error)
+	SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error)
 
 	// SubscriptionCreate inserts an active subscription. ErrConflict when the partner
 	// has p.MaxActive active ones already; run it in InTx, where it locks the partner's

@@ -106,10 +106,10 @@ func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tr
 	return out, total, rows.Err()
 }
 
-func (q *queries) BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error) {
-	args := []any{id, status, reason, ts(at)}
+func (q *queries) BookingSetStatus(ctx context.Context, id int64, from []tradewind.BookingStatus, status tradewind.BookingStatus, reason string, at time.Time) (bool, error) {
+	args := []any{id, string(status), reason, ts(at)}
 	for _, s := range from {
-		args = append(args, s)
+		args = append(args, string(s))
 	}
 	cancelledAt := "cancelled_at"
 	if status == tradewind.StatusCancelled {
@@ -166,7 +166,7 @@ func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	return err
 }
 
-func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error) {
+func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error) {
 	return q.int64s(ctx, `SELECT DISTINCT partner_id FROM webhook_subscriptions
 		WHERE active AND deleted_at IS NULL AND `+q.d.JSONListHas("event_types", "$1")+`
 		ORDER BY partner_id`, eventType)

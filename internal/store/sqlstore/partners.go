@@ -158,7 +158,7 @@ func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 		return nil, err
 	}
 	var err error
-	if k.Scopes, err = decodeList[string]("api_keys.scopes", scopes); err != nil {
+	if k.Scopes, err = decodeList[tradewind.Scope]("api_keys.scopes", scopes); err != nil {
 		return nil, err
 	}
 	if k.Products, err = decodeList[tradewind.ProductType]("api_keys.products", products); err != nil {

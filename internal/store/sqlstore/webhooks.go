@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -20,7 +21,7 @@ func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription,
 		return nil, err
 	}
 	var err error
-	if s.EventTypes, err = decodeList[string]("webhook_subscriptions.event_types", types); err != nil {
+	if s.EventTypes, err = decodeList[tradewind.EventType]("webhook_subscriptions.event_types", types); err != nil {
 		return nil, err
 	}
 	s.CreatedAt = s.CreatedAt.UTC()

@@ -106,16 +106,16 @@ func TestMigrateListsToJSON(t *testing.T) {
 			if err != nil || len(keys) != 2 {
 				t.Fatalf("KeyListByPartner = %v, %v", keys, err)
 			}
-			if !slices.Equal(keys[0].Scopes, []string{"catalog:read", "booking:write"}) ||
+			if !slices.Equal(keys[0].Scopes, []tradewind.Scope{"catalog:read", "booking:write"}) ||
 				!slices.Equal(keys[0].Products, []tradewind.ProductType{"hotel", "package"}) {
 				t.Errorf("key 1 = %v %v", keys[0].Scopes, keys[0].Products)
 			}
-			if !slices.Equal(keys[1].Scopes, []string{"catalog:read"}) || len(keys[1].Products) != 0 {
+			if !slices.Equal(keys[1].Scopes, []tradewind.Scope{"catalog:read"}) || len(keys[1].Products) != 0 {
 				t.Errorf("key 2 = %v %v", keys[1].Scopes, keys[1].Products)
 			}
 			subs, err := s.SubscriptionList(ctx, 1)
-			if err != nil || len(subs) != 2 || !slices.Equal(subs[0].EventTypes, []string{"booking.confirmed", "booking.cancelled"}) ||
-				!slices.Equal(subs[1].EventTypes, []string{"availability.changed"}) {
+			if err != nil || len(subs) != 2 || !slices.Equal(subs[0].EventTypes, []tradewind.EventType{"booking.confirmed", "booking.cancelled"}) ||
+				!slices.Equal(subs[1].EventTypes, []tradewind.EventType{"availability.changed"}) {
 				t.Fatalf("SubscriptionList = %+v, %v", subs, err)
 			}
 			// The migrated lists are searched: an event reaches exactly the subscriptions to its type.
