@@ -26,6 +26,11 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Prebooks":            exercisePrebooks,
 		"TxRollback":          exerciseTxRollback,
 		"Events":              exerciseEvents,
+		// Lookups, sentinels and concurrency: coverage.go.
+		"Lookups":                    exerciseLookups,
+		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
+		"ConcurrentInventoryClaim":   exerciseConcurrentInventoryClaim,
+		"ConcurrentIdempotencyClaim": exerciseConcurrentIdempotencyClaim,
 		// Webhook subscriptions and deliveries: webhooks.go.
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
