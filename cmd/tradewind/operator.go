@@ -152,24 +152,22 @@ func (c *partnerUpdateCmd) Run(e *env) error {
 		params.Blocked = &c.Block
 	}
 	params.RotateSigningSecret, params.SecretOverlap = c.RotateSigningSecret, c.SecretOverlap
-	before, _ := svc.Store.PartnerGetByName(e.ctx, c.Name)
-	p, err := svc.UpdatePartner(e.ctx, c.Name, params)
+	ch, err := svc.ChangePartner(e.ctx, c.Name, params)
 	if err != nil {
 		return err
 	}
-	showSecret := before != nil && before.SigningSecret != p.SigningSecret
-	return printPartner(e, p, showSecret)
+	return printPartner(e, ch.Partner, ch.SecretIssued)
 }
 
 type partnerListCmd struct{}
 
 func (partnerListCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	list, err := st.PartnerList(e.ctx)
+	list, err := svc.Partners(e.ctx)
 	if err != nil {
 		return err
 	}
@@ -190,14 +188,14 @@ type partnerShowCmd struct {
 }
 
 func (c *partnerShowCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.PartnerGetByName(e.ctx, c.Name)
+	p, err := svc.Partner(e.ctx, c.Name)
 	if err != nil {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Name)
+		return noPartner(err, c.Name)
 	}
 	return printPartner(e, p, false)
 }
@@ -335,18 +333,14 @@ type keyListCmd struct {
 }
 
 func (c *keyListCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.PartnerGetByName(e.ctx, c.Partner)
+	p, keys, err := svc.PartnerKeys(e.ctx, c.Partner)
 	if err != nil {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Partner)
-	}
-	keys, err := st.KeyListByPartner(e.ctx, p.ID)
-	if err != nil {
-		return err
+		return noPartner(err, c.Partner)
 	}
 	views := []keyView{}
 	for _, k := range keys {
@@ -373,13 +367,16 @@ type keyRevokeCmd struct {
 }
 
 func (c *keyRevokeCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.KeyRevoke(e.ctx, c.ID, e.clock.Now()); err != nil {
-		return fmt.Errorf("no key with id %d (see: tradewind key list --partner NAME)", c.ID)
+	if err := svc.RevokeKey(e.ctx, c.ID); err != nil {
+		if isNotFound(err) {
+			return fmt.Errorf("no key with id %d (see: tradewind key list --partner NAME)", c.ID)
+		}
+		return err
 	}
 	return e.print(map[string]any{"id": c.ID, "revoked": true}, func(w io.Writer) { fmt.Fprintf(w, "Key %d revoked.\n", c.ID) })
 }
@@ -404,6 +401,18 @@ type bookingRow struct {
 	CancelReason     string                  `json:"cancel_reason,omitempty"`
 	Details          json.RawMessage         `json:"details"`
 	CreatedAt        time.Time               `json:"created_at"`
+}
+
+// isNotFound reports the service's not_found: only then does a command answer that
+// the thing does not exist; any other error is reported as itself.
+func isNotFound(err error) bool { return tradewind.ErrorCode(err) == tradewind.ECodeNotFound }
+
+// noPartner turns the service's not_found into what the operator can do about it.
+func noPartner(err error, name string) error {
+	if isNotFound(err) {
+		return fmt.Errorf("no partner named %q (see: tradewind partner list)", name)
+	}
+	return err
 }
 
 // partnerNames maps every partner's id to its name and returns the id of the partner
