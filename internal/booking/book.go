@@ -420,7 +420,7 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, n
 		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, from, tradewind.StatusCancelled, reason, now)
+		ok, err := tx.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: from, Status: tradewind.StatusCancelled, Reason: reason, At: now})
 		if err != nil {
 			return err
 		}
@@ -483,7 +483,8 @@ func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Boo
 		if err != nil {
 			return mapNotFound(err, "Booking")
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, []tradewind.BookingStatus{tradewind.StatusPending, tradewind.StatusOnRequest}, tradewind.StatusConfirmed, "", s.now())
+		ok, err := tx.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID,
+			From: []tradewind.BookingStatus{tradewind.StatusPending, tradewind.StatusOnRequest}, Status: tradewind.StatusConfirmed, At: s.now()})
 		if err != nil {
 			return err
 		}

@@ -89,6 +89,16 @@ type BookingFilter struct {
 	Limit     int // 0: no limit
 }
 
+// BookingSetStatusParams move booking ID from one of the From states to Status at At;
+// Reason is kept as the cancel reason (and CancelledAt set when Status is cancelled).
+type BookingSetStatusParams struct {
+	ID     int64
+	From   []tradewind.BookingStatus
+	Status tradewind.BookingStatus
+	Reason string
+	At     time.Time
+}
+
 // Subscription is a partner's webhook subscription.
 type Subscription struct {
 	ID         int64
@@ -163,9 +173,9 @@ type Querier interface {
 	BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error)
 	// BookingList returns bookings newest first and the total matching f.
 	BookingList(ctx context.Context, f BookingFilter) ([]*tradewind.Booking, int, error)
-	// BookingSetStatus moves the booking to status only if it is in one of from;
+	// BookingSetStatus moves the booking to p.Status only if it is in one of p.From;
 	// false when it was not.
-	BookingSetStatus(ctx context.Context, id int64, from []tradewind.BookingStatus, status tradewind.BookingStatus, reason string, at time.Time) (bool, error)
+	BookingSetStatus(ctx context.Context, p BookingSetStatusParams) (bool, error)
 
 	// IdempotencyClaim records that the partner's key is being used. ErrConflict when
 	// another transaction holds or committed it (PostgreSQL waits for the holder).

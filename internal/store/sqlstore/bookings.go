@@ -106,17 +106,17 @@ func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tr
 	return out, total, rows.Err()
 }
 
-func (q *queries) BookingSetStatus(ctx context.Context, id int64, from []tradewind.BookingStatus, status tradewind.BookingStatus, reason string, at time.Time) (bool, error) {
-	args := []any{id, string(status), reason, ts(at)}
-	for _, s := range from {
+func (q *queries) BookingSetStatus(ctx context.Context, p store.BookingSetStatusParams) (bool, error) {
+	args := []any{p.ID, string(p.Status), p.Reason, ts(p.At)}
+	for _, s := range p.From {
 		args = append(args, string(s))
 	}
 	cancelledAt := "cancelled_at"
-	if status == tradewind.StatusCancelled {
+	if p.Status == tradewind.StatusCancelled {
 		cancelledAt = "$4"
 	}
 	n, err := q.exec(ctx, `UPDATE bookings SET status = $2, cancel_reason = $3, updated_at = $4, cancelled_at = `+cancelledAt+`
-		WHERE id = $1 AND status IN (`+placeholders(5, len(from))+`)`, args...)
+		WHERE id = $1 AND status IN (`+placeholders(5, len(p.From))+`)`, args...)
 	return n == 1, err
 }
 

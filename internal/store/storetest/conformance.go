@@ -300,10 +300,10 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" {
 		t.Fatalf("by key = %+v, %v", got, err)
 	}
-	if ok, err := s.BookingSetStatus(ctx, b.ID, []tradewind.BookingStatus{"pending"}, tradewind.StatusCancelled, "x", now); err != nil || ok {
+	if ok, err := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: []tradewind.BookingStatus{"pending"}, Status: tradewind.StatusCancelled, Reason: "x", At: now}); err != nil || ok {
 		t.Errorf("status change from the wrong state = %v, %v", ok, err)
 	}
-	if ok, _ := s.BookingSetStatus(ctx, b.ID, []tradewind.BookingStatus{"confirmed"}, tradewind.StatusCancelled, "why", now); !ok {
+	if ok, _ := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: []tradewind.BookingStatus{"confirmed"}, Status: tradewind.StatusCancelled, Reason: "why", At: now}); !ok {
 		t.Error("status change failed")
 	}
 	got, _ = s.BookingGetByReference(ctx, 0, "HTL-AAAAAAAA")
