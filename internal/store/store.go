@@ -1,5 +1,7 @@
 // Package store defines the persistence interface of Tradewind and the sentinels every
-// implementation translates its native errors into. The SQL implementation shared by
+// implementation translates its native errors into (ErrNotFound, ErrConflict, and
+// ErrCorrupt for a stored value that cannot be decoded). Methods with many arguments
+// take a XxxParams struct. The SQL implementation shared by
 // both databases is in sqlstore; sqlite and postgres open it with their dialect, and
 // storetest is the conformance suite both must pass.
 package store

@@ -1,6 +1,7 @@
 // Package sqlstore implements store.Store over database/sql with one SQL text for
 // both databases: modernc SQLite and pgx both bind $N parameters by number. A Dialect
-// supplies what differs: migrations, error translation and retry rules.
+// supplies what differs: migrations, error translation, retry rules and how a JSON list
+// column is searched. Every list column holds a JSON array of strings.
 package sqlstore
 
 import (
