@@ -479,6 +479,11 @@ func (packageProduct) validate(q *QuoteRequest, today time.Time) problems {
 	validatePackageChoice(&p, q.DepartureID, q.TravelDate, q.AddonIDs, today)
 	p.party(q.Adults, q.Children, q.Infants)
 	validateTravellers(&p, q.Travellers, today)
+	if _, ok := catalog.ParseDate(q.TravelDate); ok {
+		// An open package's travel date is in the request: ages are judged with the
+		// other problems. A fixed departure's date is read with the package (price).
+		p = append(p, travellerAges(q.Travellers, q.TravelDate)...)
+	}
 	return p
 }
 
