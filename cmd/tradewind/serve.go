@@ -15,6 +15,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
@@ -145,6 +146,7 @@ type server struct {
 	metrics    *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
 	metricsURL string            // the admin listener's /metrics, with --admin-addr
 	demo       *demoReport       // with --demo
+	jobs       *jobs.Runner      // periodic jobs, set by wireJobs
 	workers    []func(ctx context.Context)
 	shutdown   []func()
 }
@@ -159,7 +161,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server
 	}
 	srv := &server{cmd: c, ln: ln}
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks} {
+	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks, c.wireJobs} {
 		if err := wire(e, st, svc, srv, &cfg); err != nil {
 			ln.Close()
 			return nil, err
