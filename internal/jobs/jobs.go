@@ -68,8 +68,6 @@ type Config struct {
 	Clock  tradewind.Clock // nil: the system clock
 	Logger *slog.Logger    // nil: discard
 	Poll   time.Duration   // 0: DefaultPoll
-	// Observe, when set, is told of every finished run (for metrics).
-	Observe func(job string, d time.Duration, err error)
 }
 
 // Runner runs registered jobs until its context ends.
@@ -252,9 +250,6 @@ func (r *Runner) RunOnce(ctx context.Context, j Job) (bool, time.Time) {
 		log.Error("job failed", "err", err, "duration_ms", took.Milliseconds())
 	default:
 		log.Debug("job ran", "duration_ms", took.Milliseconds())
-	}
-	if r.cfg.Observe != nil {
-		r.cfg.Observe(j.Name, took, err)
 	}
 	return true, next
 }
