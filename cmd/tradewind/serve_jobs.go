@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
@@ -13,7 +11,7 @@ import (
 // of every table that grows with traffic (docs/operations.md). Each job runs on one
 // server at a time, whatever the number of servers on the database. Features with
 // periodic work of their own register it on srv.jobs here.
-func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, srv *server) error {
 	r := jobs.New(jobs.Config{Leases: st, Clock: e.clock, Logger: e.logger})
 	deleted := func(job string, n int) {
 		if n > 0 {

@@ -40,7 +40,7 @@ func TestWebhookList(t *testing.T) {
 				t.Fatal(err)
 			}
 			created := time.Date(2027, 1, 4, 9, 30, 0, 0, time.UTC)
-			subscribe := func(partner, url string, types ...string) *store.Subscription {
+			subscribe := func(partner, url string, types ...tradewind.EventType) *store.Subscription {
 				t.Helper()
 				p, err := st.PartnerGetByName(ctx, partner)
 				if err != nil {

@@ -1,19 +1,12 @@
 package booking
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
-// OperatorSubscription is a webhook subscription as the operator sees it: whose it is,
-// never its secret.
+// OperatorSubscription is a webhook subscription as the operator sees it: the partner's
+// view and whose it is, never its secret.
 type OperatorSubscription struct {
-	ID         int64     `json:"id"`
-	Partner    string    `json:"partner"`
-	URL        string    `json:"url"`
-	EventTypes []string  `json:"event_types"`
-	Active     bool      `json:"active"`
-	CreatedAt  time.Time `json:"created_at"`
+	Partner string `json:"partner"`
+	SubscriptionView
 }
 
 // ListAllSubscriptions returns the active webhook subscriptions of the partner named
@@ -36,8 +29,7 @@ func (s *Service) ListAllSubscriptions(ctx context.Context, partnerName string) 
 			return nil, err
 		}
 		for _, sub := range subs {
-			out = append(out, &OperatorSubscription{ID: sub.ID, Partner: p.Name, URL: sub.URL, EventTypes: sub.EventTypes,
-				Active: sub.Active, CreatedAt: sub.CreatedAt.Truncate(time.Second)})
+			out = append(out, &OperatorSubscription{Partner: p.Name, SubscriptionView: *viewSubscription(sub)})
 		}
 	}
 	if partnerName != "" && !found {

@@ -149,7 +149,7 @@ func exerciseEventPrune(t *testing.T, s store.Store) {
 	newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
 	newSubscription(t, s, a.ID, "https://a.example/2", tradewind.EventBookingConfirmed)
 	cutoff := now.Add(-30 * 24 * time.Hour)
-	event := func(id string, at time.Time, typ string) {
+	event := func(id string, at time.Time, typ tradewind.EventType) {
 		t.Helper()
 		if err := s.EventCreate(ctx, &tradewind.Event{ID: id, PartnerID: a.ID, Type: typ, Data: []byte(`{}`), CreatedAt: at}); err != nil {
 			t.Fatal(err)
