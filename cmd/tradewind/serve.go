@@ -29,7 +29,7 @@ type serveCmd struct {
 	TLSKey               string `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
 	ClientCA             string `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
 	TrustedProxies       string `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
-	Redis                string `name:"redis" help:"Share rate limits between servers through Redis (redis://host:6379/0)."`
+	Redis                string `name:"redis" help:"Share rate limits and replay records of signed requests between servers through Redis (redis://host:6379/0)."`
 	WebhookAllowPrivate  bool   `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
 	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`

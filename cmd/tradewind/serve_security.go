@@ -21,6 +21,7 @@ import (
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/replay"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
@@ -43,11 +44,12 @@ func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, s
 	if err := c.wireTLS(srv); err != nil {
 		return err
 	}
-	limiter, err := c.rateLimiter(e, srv)
+	rdb, err := c.redisClient(e, srv)
 	if err != nil {
 		return err
 	}
-	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(svc, trust, limiter)...)
+	limiter := c.rateLimiter(e, rdb)
+	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, st, rdb))...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
 	reg := prometheus.NewRegistry()
@@ -90,13 +92,11 @@ func (c *serveCmd) wireTLS(srv *server) error {
 	return nil
 }
 
-// rateLimiter returns the partner rate limiter: with --redis, a budget shared through
-// Redis that fails open to this server's memory while Redis is unavailable; else the
-// in-process limiter alone.
-func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
-	local := ratelimit.NewMemory(e.clock.Now)
+// redisClient returns the client of --redis (nil without it), configured with short
+// timeouts: every request waits for it.
+func (c *serveCmd) redisClient(e *env, srv *server) (*redis.Client, error) {
 	if c.Redis == "" {
-		return local, nil
+		return nil, nil
 	}
 	opts, err := redis.ParseURL(c.Redis)
 	if err != nil {
@@ -120,8 +120,30 @@ func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
 	}
 	client := redis.NewClient(opts)
 	srv.shutdown = append(srv.shutdown, func() { _ = client.Close() })
-	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", opts.Addr)
-	return ratelimit.NewFailOpen(ratelimit.NewRedis(client), e.logger, local), nil
+	return client, nil
+}
+
+// rateLimiter returns the partner rate limiter: with Redis, a budget shared through
+// Redis that fails open to this server's memory while Redis is unavailable; else the
+// in-process limiter alone.
+func (c *serveCmd) rateLimiter(e *env, rdb *redis.Client) ratelimit.Limiter {
+	local := ratelimit.NewMemory(e.clock.Now)
+	if rdb == nil {
+		return local
+	}
+	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", rdb.Options().Addr)
+	return ratelimit.NewFailOpen(ratelimit.NewRedis(rdb), e.logger, local)
+}
+
+// replayLedger returns where the signatures of state-changing requests are recorded: in
+// Redis, falling back to the database while it is unreachable; else in the database.
+// Either way every server sharing them refuses a replay.
+func (c *serveCmd) replayLedger(e *env, st *sqlstore.DB, rdb *redis.Client) replay.Ledger {
+	db := replay.NewStore(st, e.clock.Now)
+	if rdb == nil {
+		return db
+	}
+	return replay.WithFallback(replay.NewRedis(rdb, e.clock.Now), db, e.logger, e.clock.Now)
 }
 
 // wireAdmin starts, with --admin-addr, a separate listener serving /metrics.

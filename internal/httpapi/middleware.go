@@ -27,6 +27,7 @@ type requestInfo struct {
 	id        string
 	partnerID int64
 	route     string
+	effect    effect // of the endpoint that matched
 }
 
 type ctxKey struct{}
@@ -171,6 +172,7 @@ func (s *Server) authenticated(e endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := infoFrom(r.Context())
 		ri.route = e.method + " " + e.path
+		ri.effect = e.effect
 		res, err := s.serveEndpoint(w, r, e, ri)
 		if err != nil {
 			writeError(w, r, s.logger, err)

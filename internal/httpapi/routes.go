@@ -8,37 +8,39 @@ import (
 	"github.com/tradewind/tradewind/internal/openapi"
 )
 
-// endpoints lists every route of the partner API, in one place.
+// endpoints lists every route of the partner API, in one place. A stateChanging
+// endpoint accepts a request signature once (see NoReplay); readOnly ones, the POSTs of
+// search, availability and prebook included, may be sent again with the same signature.
 func (s *Server) endpoints() []endpoint {
 	return []endpoint{
-		{"GET", "/meta/ping", "", s.ping},
-		{"GET", "/meta/credit", "", s.credit},
+		{"GET", "/meta/ping", "", s.ping, readOnly},
+		{"GET", "/meta/credit", "", s.credit, readOnly},
 
-		{"POST", "/hotels/search", tradewind.ScopeAvailabilityRead, s.searchHotels},
-		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel},
-		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability},
+		{"POST", "/hotels/search", tradewind.ScopeAvailabilityRead, s.searchHotels, readOnly},
+		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel, readOnly},
+		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability, readOnly},
 
-		{"POST", "/activities/search", tradewind.ScopeAvailabilityRead, s.searchActivities},
-		{"GET", "/activities/{id}", tradewind.ScopeCatalogRead, s.getActivity},
-		{"POST", "/activities/availability", tradewind.ScopeAvailabilityRead, s.activityAvailability},
+		{"POST", "/activities/search", tradewind.ScopeAvailabilityRead, s.searchActivities, readOnly},
+		{"GET", "/activities/{id}", tradewind.ScopeCatalogRead, s.getActivity, readOnly},
+		{"POST", "/activities/availability", tradewind.ScopeAvailabilityRead, s.activityAvailability, readOnly},
 
-		{"POST", "/rentals/search", tradewind.ScopeAvailabilityRead, s.searchRentals},
-		{"GET", "/rentals/{id}", tradewind.ScopeCatalogRead, s.getRental},
-		{"POST", "/rentals/availability", tradewind.ScopeAvailabilityRead, s.rentalAvailability},
+		{"POST", "/rentals/search", tradewind.ScopeAvailabilityRead, s.searchRentals, readOnly},
+		{"GET", "/rentals/{id}", tradewind.ScopeCatalogRead, s.getRental, readOnly},
+		{"POST", "/rentals/availability", tradewind.ScopeAvailabilityRead, s.rentalAvailability, readOnly},
 
-		{"POST", "/packages/search", tradewind.ScopeAvailabilityRead, s.searchPackages},
-		{"GET", "/packages/{id}", tradewind.ScopeCatalogRead, s.getPackage},
-		{"POST", "/packages/availability", tradewind.ScopeAvailabilityRead, s.packageAvailability},
+		{"POST", "/packages/search", tradewind.ScopeAvailabilityRead, s.searchPackages, readOnly},
+		{"GET", "/packages/{id}", tradewind.ScopeCatalogRead, s.getPackage, readOnly},
+		{"POST", "/packages/availability", tradewind.ScopeAvailabilityRead, s.packageAvailability, readOnly},
 
-		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook},
-		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings},
-		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book},
-		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking},
-		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel},
+		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook, readOnly},
+		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings, readOnly},
+		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book, stateChanging},
+		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking, readOnly},
+		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel, stateChanging},
 
-		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks},
-		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook},
-		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook},
+		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks, readOnly},
+		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook, stateChanging},
+		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook, stateChanging},
 	}
 }
 

@@ -81,7 +81,17 @@ type endpoint struct {
 	method, path string
 	scope        string // "" when none is required
 	h            handlerFunc
+	effect       effect
 }
+
+// effect tells whether an endpoint changes state, which decides whether a request
+// signature may be used again (decisions.md, "Request signing").
+type effect bool
+
+const (
+	readOnly      effect = false // reads, and the POSTs of search, availability and prebook
+	stateChanging effect = true  // book, cancel, webhook create and delete
+)
 
 // healthz answers when the process is up.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

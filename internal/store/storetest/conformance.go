@@ -30,6 +30,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Replay records of request signatures: replays.go.
+		"SignatureReplays": exerciseSignatureReplays,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
