@@ -180,9 +180,9 @@ func (s *server) run(e *env) error {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
 	}
+	httpapi.ConfigureServer(hs) // header limit and OPTIONS * answered in the envelope
 	scheme := "http"
 	if s.tls {
 		scheme = "https"

@@ -45,8 +45,8 @@ func (s *Server) endpoints() []endpoint {
 }
 
 // routes registers the endpoints, the OpenAPI document and its reference page
-// (unauthenticated), and one fallback under the prefix that answers an enveloped 405 for
-// a known path with another method and an enveloped 404 otherwise.
+// (unauthenticated), and one fallback for every other path that answers an enveloped 405
+// for a known path with another method and an enveloped 404 otherwise.
 func (s *Server) routes(mux *http.ServeMux) {
 	known := http.NewServeMux() // every endpoint path, any method
 	registered := map[string]bool{}
@@ -62,13 +62,20 @@ func (s *Server) routes(mux *http.ServeMux) {
 		_, path, _ := strings.Cut(r, " ")
 		known.Handle(Prefix+path, http.NotFoundHandler())
 	}
-	mux.Handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	known.Handle("/healthz", http.NotFoundHandler())
+	known.Handle("/readyz", http.NotFoundHandler())
+	fallback := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := known.Handler(r); pattern != "" {
 			writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
 			return
 		}
 		writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeNotFound, "No endpoint %s %s.", r.Method, r.URL.Path))
-	}))
+	})
+	// Every path without a route, the prefix itself included (ServeMux would redirect
+	// it to Prefix+"/"), gets the fallback: nothing is answered outside the envelope.
+	mux.Handle("/", fallback)
+	mux.Handle(Prefix, fallback)
+	mux.Handle(Prefix+"/", fallback)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 }

@@ -66,7 +66,7 @@ func NewServer(cfg Config) *Server {
 	for i := len(cfg.Middleware) - 1; i >= 0; i-- {
 		h = cfg.Middleware[i](h)
 	}
-	s.handler = s.requestID(s.logRequests(s.recoverPanics(h)))
+	s.handler = s.requestID(s.logRequests(s.recoverPanics(s.harden(h))))
 	return s
 }
 
