@@ -34,6 +34,7 @@ type serveCmd struct {
 	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
 	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
+	InsecurePlainHTTP    bool   `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
 
 // serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.
@@ -44,6 +45,7 @@ var serveEnvFlags = []struct {
 	{"addr", false}, {"demo", true}, {"tls-cert", false}, {"tls-key", false}, {"client-ca", false},
 	{"trusted-proxies", false}, {"redis", false}, {"webhook-allow-private", true},
 	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
+	{"insecure-plain-http", true},
 }
 
 // withServeEnv adds the serve flags given by the environment and not on the command line,
@@ -151,6 +153,9 @@ type server struct {
 
 // build wires the partner API from the flags.
 func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server, error) {
+	if err := c.checkPlainHTTP(); err != nil {
+		return nil, err
+	}
 	// Bind the partner listener first: a taken --addr fails before anything else
 	// (the admin listener, the dispatcher) has started.
 	ln, err := net.Listen("tcp", c.Addr)

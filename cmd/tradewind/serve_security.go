@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -58,6 +59,32 @@ func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, s
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
 	return c.wireAdmin(e, srv, reg)
+}
+
+// checkPlainHTTP refuses to serve plain HTTP where partners could reach it: the contract
+// says HTTPS only. Plain HTTP is allowed on a loopback address (development, a local
+// proxy), behind --trusted-proxies (a TLS-terminating edge), or with --insecure-plain-http.
+func (c *serveCmd) checkPlainHTTP() error {
+	if c.TLSCert != "" || c.TrustedProxies != "" || c.InsecurePlainHTTP || loopbackAddr(c.Addr) {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve plain HTTP on %s, which is not a loopback address: the partner API is HTTPS only. "+
+		"Serve HTTPS with --tls-cert and --tls-key, name the TLS-terminating proxies in front with --trusted-proxies, "+
+		"or, knowing that keys and bookings then cross the network in clear, pass --insecure-plain-http", c.Addr)
+}
+
+// loopbackAddr reports whether the listen address addr (host:port) accepts connections
+// from this machine only: localhost or a loopback IP. An empty host listens everywhere.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // wireTLS configures HTTPS from --tls-cert and --tls-key and, with --client-ca, asks for

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -312,5 +313,56 @@ func TestServeGracefulShutdown(t *testing.T) {
 		s.done <- err // for the cleanup's stop
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not return after the last request")
+	}
+}
+
+// TestServePlainHTTPRefused: plain HTTP on an address other machines can reach is refused
+// at start, naming the ways out; loopback, --tls-cert, --trusted-proxies and
+// --insecure-plain-http (or TRADEWIND_INSECURE_PLAIN_HTTP) start.
+func TestServePlainHTTPRefused(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	// serve runs serve with args and env, and returns its error, or nil once it listens.
+	serve := func(env map[string]string, args ...string) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			err := run(ctx, append([]string{"--db", dsn, "serve", "--log-level", "warn"}, args...),
+				func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
+			pw.CloseWithError(err)
+			done <- err
+		}()
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if listening.MatchString(sc.Text()) {
+				go io.Copy(io.Discard, pr)
+				cancel()
+				return <-done
+			}
+		}
+		return <-done
+	}
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.10:0", "myhost.example:0"} {
+		err := serve(nil, "--addr", addr)
+		if err == nil || !strings.Contains(err.Error(), "--tls-cert") || !strings.Contains(err.Error(), "--insecure-plain-http") ||
+			!strings.Contains(err.Error(), "--trusted-proxies") {
+			t.Errorf("plain HTTP on %s: %v, want a refusal naming --tls-cert, --trusted-proxies and --insecure-plain-http", addr, err)
+		}
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{nil, []string{"--addr", "127.0.0.1:0"}},
+		{nil, []string{"--addr", "localhost:0"}},
+		{nil, []string{"--addr", "0.0.0.0:0", "--insecure-plain-http"}},
+		{map[string]string{"TRADEWIND_INSECURE_PLAIN_HTTP": "true"}, []string{"--addr", "0.0.0.0:0"}},
+		{nil, []string{"--addr", "0.0.0.0:0", "--trusted-proxies", "10.0.0.0/8"}},
+	} {
+		if err := serve(tt.env, tt.args...); err != nil {
+			t.Errorf("serve %v with %v: %v, want it to start", tt.args, tt.env, err)
+		}
 	}
 }
