@@ -159,7 +159,7 @@ func (c *serveCmd) rateLimiter(e *env, rdb *redis.Client) ratelimit.Limiter {
 		return local
 	}
 	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", rdb.Options().Addr)
-	return ratelimit.NewFailOpen(ratelimit.NewRedis(rdb), e.logger, local)
+	return ratelimit.NewFailOpen(ratelimit.NewRedis(rdb, nil), e.logger, local)
 }
 
 // replayLedger returns where the signatures of state-changing requests are recorded: in
