@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -364,5 +367,41 @@ func TestServePlainHTTPRefused(t *testing.T) {
 		if err := serve(tt.env, tt.args...); err != nil {
 			t.Errorf("serve %v with %v: %v, want it to start", tt.args, tt.env, err)
 		}
+	}
+}
+
+// TestServeReplayRefusedAcrossServers runs two servers on one database, with and without
+// --redis: a signed webhook subscription accepted by one is refused as a replay by the
+// other, as serve wires it.
+func TestServeReplayRefusedAcrossServers(t *testing.T) {
+	t.Parallel()
+	for name, extra := range map[string][]string{
+		"database": nil,
+		"redis":    {"--redis", fmt.Sprintf("redis://%s/14", apitest.RedisAddr())},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dsn := storetest.SQLiteDSN(t)
+			var p struct {
+				SigningSecret string `json:"signing_secret"`
+			}
+			mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
+			var k struct{ Key string }
+			mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+			a, b := startServe(t, dsn, extra...), startServe(t, dsn, extra...)
+
+			body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
+			target := httpapi.Prefix + "/webhooks"
+			ts := time.Now().Unix()
+			h := map[string]string{"Content-Type": "application/json", "X-Partner-Timestamp": strconv.FormatInt(ts, 10),
+				"X-Partner-Signature": security.SignRequest(p.SigningSecret, ts, "POST", target, []byte(body))}
+			if r := secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 201 {
+				t.Fatalf("signed subscription: %d %s", r.status, r.body)
+			}
+			if r := secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 401 ||
+				r.code != "signature_invalid" || !strings.Contains(r.body, "replayed") {
+				t.Errorf("the replay on the other server: %d %s", r.status, r.body)
+			}
+		})
 	}
 }
