@@ -8,39 +8,49 @@ import (
 	"github.com/tradewind/tradewind/internal/openapi"
 )
 
-// endpoints lists every route of the partner API, in one place. A stateChanging
-// endpoint accepts a request signature once (see NoReplay); readOnly ones, the POSTs of
-// search, availability and prebook included, may be sent again with the same signature.
+// endpoints lists every route of the partner API, in one place: its scope, the product
+// the key must enable, and whether it requires an Idempotency-Key (checked once, in
+// serveEndpoint). The product endpoints share the generic handlers of products.go.
+// A stateChanging endpoint accepts a request signature once (see NoReplay); the others,
+// the POSTs of search, availability and prebook included, may repeat a signature.
 func (s *Server) endpoints() []endpoint {
+	svc := s.cfg.Service // nil when only the table is read (Routes): handlers are built, not run
+	const (
+		avail   = tradewind.ScopeAvailabilityRead
+		catalog = tradewind.ScopeCatalogRead
+	)
+	hotel, activity := tradewind.ProductHotel, tradewind.ProductActivity
+	rental, pkg := tradewind.ProductRental, tradewind.ProductPackage
 	return []endpoint{
-		{"GET", "/meta/ping", "", s.ping, readOnly},
-		{"GET", "/meta/credit", "", s.credit, readOnly},
+		{method: "GET", path: "/meta/ping", h: s.ping},
+		{method: "GET", path: "/meta/credit", h: s.credit},
 
-		{"POST", "/hotels/search", tradewind.ScopeAvailabilityRead, s.searchHotels, readOnly},
-		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel, readOnly},
-		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability, readOnly},
+		{method: "POST", path: "/hotels/search", scope: avail, product: hotel, h: serveSearch(svc.SearchHotels)},
+		{method: "GET", path: "/hotels/{id}", scope: catalog, product: hotel, h: serveRecord(svc.Hotel)},
+		{method: "POST", path: "/hotels/availability", scope: avail, product: hotel, h: serveAvailability(svc.HotelAvailability)},
 
-		{"POST", "/activities/search", tradewind.ScopeAvailabilityRead, s.searchActivities, readOnly},
-		{"GET", "/activities/{id}", tradewind.ScopeCatalogRead, s.getActivity, readOnly},
-		{"POST", "/activities/availability", tradewind.ScopeAvailabilityRead, s.activityAvailability, readOnly},
+		{method: "POST", path: "/activities/search", scope: avail, product: activity, h: serveSearch(svc.SearchActivities)},
+		{method: "GET", path: "/activities/{id}", scope: catalog, product: activity, h: serveRecord(svc.Activity)},
+		{method: "POST", path: "/activities/availability", scope: avail, product: activity, h: serveAvailability(svc.ActivityAvailability)},
 
-		{"POST", "/rentals/search", tradewind.ScopeAvailabilityRead, s.searchRentals, readOnly},
-		{"GET", "/rentals/{id}", tradewind.ScopeCatalogRead, s.getRental, readOnly},
-		{"POST", "/rentals/availability", tradewind.ScopeAvailabilityRead, s.rentalAvailability, readOnly},
+		{method: "POST", path: "/rentals/search", scope: avail, product: rental, h: serveSearch(svc.SearchRentals)},
+		{method: "GET", path: "/rentals/{id}", scope: catalog, product: rental, h: serveRecord(svc.Rental)},
+		{method: "POST", path: "/rentals/availability", scope: avail, product: rental, h: serveAvailability(svc.RentalAvailability)},
 
-		{"POST", "/packages/search", tradewind.ScopeAvailabilityRead, s.searchPackages, readOnly},
-		{"GET", "/packages/{id}", tradewind.ScopeCatalogRead, s.getPackage, readOnly},
-		{"POST", "/packages/availability", tradewind.ScopeAvailabilityRead, s.packageAvailability, readOnly},
+		{method: "POST", path: "/packages/search", scope: avail, product: pkg, h: serveSearch(svc.SearchPackages)},
+		{method: "GET", path: "/packages/{id}", scope: catalog, product: pkg, h: serveRecord(svc.Package)},
+		{method: "POST", path: "/packages/availability", scope: avail, product: pkg, h: serveAvailability(svc.PackageAvailability)},
 
-		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook, readOnly},
-		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings, readOnly},
-		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book, stateChanging},
-		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking, readOnly},
-		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel, stateChanging},
+		// A quote's product is in its body: the service checks it.
+		{method: "POST", path: "/bookings/prebook", scope: avail, h: s.prebook},
+		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, h: s.listBookings},
+		{method: "POST", path: "/bookings", scope: tradewind.ScopeBookingWrite, idempotent: true, effect: stateChanging, h: s.book},
+		{method: "GET", path: "/bookings/{reference}", scope: tradewind.ScopeBookingRead, h: s.getBooking},
+		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, effect: stateChanging, h: s.cancel},
 
-		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks, readOnly},
-		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook, stateChanging},
-		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook, stateChanging},
+		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.listWebhooks},
+		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
+		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},
 	}
 }
 
