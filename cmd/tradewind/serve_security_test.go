@@ -258,8 +258,8 @@ func TestServeGracefulShutdown(t *testing.T) {
 	s := startServe(t, dsn)
 
 	if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil,
-		map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}); r.status != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("80 KiB of headers: %d, want 431", r.status)
+		map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}); r.status != http.StatusRequestHeaderFieldsTooLarge || r.code != "bad_request" {
+		t.Errorf("80 KiB of headers: %d %s, want 431 in the envelope", r.status, r.body)
 	}
 
 	body := fmt.Sprintf(`{"destination":"Lisbon","check_in":%q,"check_out":%q}`, dayFromNow(10), dayFromNow(12))
@@ -274,7 +274,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
 	t.Cleanup(client.CloseIdleConnections)
 	go func() {
-		r, err := secDo(client, "POST", s.base+"/hotels/search", key, pr, map[string]string{"Expect": "100-continue"})
+		r, err := secDo(client, "POST", s.base+"/hotels/search", key, pr, map[string]string{"Expect": "100-continue", "Content-Type": "application/json"})
 		done <- result{r, err}
 	}()
 	if _, err := pw.Write([]byte(body[:10])); err != nil {
