@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tradewind/tradewind/internal/booking"
@@ -24,7 +23,7 @@ import (
 	"github.com/tradewind/tradewind/internal/ratelimit"
 	"github.com/tradewind/tradewind/internal/replay"
 	"github.com/tradewind/tradewind/internal/security"
-	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store"
 )
 
 // Redis client settings for the rate limiter, which every request waits for: a slow or
@@ -37,7 +36,7 @@ const (
 
 // wireSecurity adds the contract protections (IP allowlist, mTLS, signing, rate
 // limits), TLS and the admin listener to the server.
-func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
 	trust, err := security.ParseTrustedProxies(strings.Split(c.TrustedProxies, ","))
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w (want comma-separated addresses or CIDRs)", err)
@@ -50,15 +49,12 @@ func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, s
 		return err
 	}
 	limiter := c.rateLimiter(e, rdb)
-	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, st, rdb))...)
+	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, svc.Store, rdb))...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv.metrics = metrics.New(reg)
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
-	return c.wireAdmin(e, srv, reg)
+	return c.wireAdmin(e, srv, srv.registry)
 }
 
 // checkPlainHTTP refuses to serve plain HTTP where partners could reach it: the contract
@@ -146,7 +142,7 @@ func (c *serveCmd) redisClient(e *env, srv *server) (*redis.Client, error) {
 		opts.DialerRetries = redisDialerRetries
 	}
 	client := redis.NewClient(opts)
-	srv.shutdown = append(srv.shutdown, func() { _ = client.Close() })
+	srv.release = append(srv.release, func() { _ = client.Close() })
 	return client, nil
 }
 
@@ -165,7 +161,7 @@ func (c *serveCmd) rateLimiter(e *env, rdb *redis.Client) ratelimit.Limiter {
 // replayLedger returns where the signatures of state-changing requests are recorded: in
 // Redis, falling back to the database while it is unreachable; else in the database.
 // Either way every server sharing them refuses a replay.
-func (c *serveCmd) replayLedger(e *env, st *sqlstore.DB, rdb *redis.Client) replay.Ledger {
+func (c *serveCmd) replayLedger(e *env, st store.Store, rdb *redis.Client) replay.Ledger {
 	db := replay.NewStore(st, e.clock.Now)
 	if rdb == nil {
 		return db
@@ -182,6 +178,7 @@ func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) erro
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (choose another --admin-addr)", c.AdminAddr, err)
 	}
+	srv.release = append(srv.release, func() { _ = ln.Close() }) // also when serving never started
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler(reg))
 	hs := &http.Server{
