@@ -341,24 +341,31 @@ func TestTestKeyAndPagination(t *testing.T) {
 	})
 }
 
-// TestSigning runs the SDK against a partner that must sign its requests, on the wall
-// clock since signatures carry real timestamps.
+// signingEnv starts the API over the demo catalog with a partner that must sign its
+// requests, on the wall clock since signatures carry real timestamps; it returns the
+// partner's test key and signing secret, and the time the clock was set to.
+func signingEnv(t *testing.T, o storetest.Opener) (env *apitest.Env, key, secret string, now time.Time) {
+	t.Helper()
+	guards := func(cfg *httpapi.Config) {
+		cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
+	}
+	env = apitest.New(t, o, guards)
+	now = time.Now().UTC()
+	env.Clock.Set(now)
+	env.Import(apitest.Demo(now, 70))
+	yes := true
+	env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
+	partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, env.NewKey("signer", booking.KeyParams{Mode: "test"}), partner.SigningSecret, now
+}
+
+// TestSigning runs the SDK against a partner that must sign its requests.
 func TestSigning(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		guards := func(cfg *httpapi.Config) {
-			cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
-		}
-		env := apitest.New(t, o, guards)
-		now := time.Now().UTC()
-		env.Clock.Set(now)
-		env.Import(apitest.Demo(now, 70))
-		yes := true
-		env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
-		partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
-		if err != nil {
-			t.Fatal(err)
-		}
-		key := env.NewKey("signer", booking.KeyParams{Mode: "test"})
+		env, key, secret, now := signingEnv(t, o)
 		ctx := context.Background()
 
 		if _, err := sdk(t, env, key).Ping(ctx); !client.IsCode(err, client.CodeSignatureRequired) {
@@ -367,7 +374,7 @@ func TestSigning(t *testing.T) {
 		if _, err := sdk(t, env, key, client.WithSigningSecret("wrong")).Ping(ctx); !client.IsCode(err, client.CodeSignatureInvalid) {
 			t.Fatalf("wrong secret: %v", err)
 		}
-		c := sdk(t, env, key, client.WithSigningSecret(partner.SigningSecret))
+		c := sdk(t, env, key, client.WithSigningSecret(secret))
 		must(c.Ping(ctx))(t)
 		must(c.ListBookings(ctx, 1, 5))(t) // the query is signed too
 		day := now.AddDate(0, 0, 2).Format("2006-01-02")
@@ -561,22 +568,9 @@ func TestSignedRetryNotRefused(t *testing.T) {
 	for name, fail := range fails {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			guards := func(cfg *httpapi.Config) {
-				cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
-			}
-			env := apitest.New(t, storetest.Openers()[0], guards)
-			now := time.Now().UTC()
-			env.Clock.Set(now)
-			env.Import(apitest.Demo(now, 70))
-			yes := true
-			env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
-			partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := env.NewKey("signer", booking.KeyParams{Mode: "test"})
+			env, key, secret, now := signingEnv(t, storetest.Openers()[0])
 			tr := &failOnce{next: env.Server.Client().Transport, fail: fail}
-			c := client.New(env.Server.URL, key, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithSigningSecret(partner.SigningSecret))
+			c := client.New(env.Server.URL, key, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithSigningSecret(secret))
 			day := now.AddDate(0, 0, 2).Format("2006-01-02")
 			b, err := c.Book(context.Background(), &client.BookRequest{Guest: guest,
 				Quote: client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: day, Adults: 1}})
