@@ -37,6 +37,13 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"DeliveryClaims": exerciseDeliveryClaims,
 		// Replay records of request signatures: replays.go.
 		"SignatureReplays": exerciseSignatureReplays,
+		// Job leases and retention deletes: maintenance.go.
+		"JobLeases":          exerciseJobLeases,
+		"EventPrune":         exerciseEventPrune,
+		"SubscriptionPrune":  exerciseSubscriptionPrune,
+		"PrebookPrune":       exercisePrebookPrune,
+		"IdempotencyPrune":   exerciseIdempotencyPrune,
+		"SigningSecretPrune": exerciseSigningSecretPrune,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
