@@ -91,8 +91,17 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	Offset    int
-	Limit     int // 0: no limit
+	// The filters of the portal's Bookings page, which the API's GET /bookings reuses.
+	Test          *bool                 // nil: both modes
+	ProductType   tradewind.ProductType // "": every product
+	Search        string                // case-insensitive part of the reference, partner reference or guest
+	CreatedFrom   time.Time             // inclusive; zero: no bound
+	CreatedBefore time.Time             // exclusive; zero: no bound
+	StartFrom     string                // first day of service on or after (YYYY-MM-DD)
+	StartTo       string                // first day of service on or before
+	BeforeID      int64                 // keyset paging: only bookings with a smaller id
+	Offset        int
+	Limit         int // 0: no limit
 }
 
 // Subscription is a partner's webhook subscription.
@@ -108,6 +117,7 @@ type Subscription struct {
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
+	PortalQuerier // portal.go
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
 	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.

@@ -71,7 +71,10 @@ type DeliveryFilter struct {
 	PartnerID int64  // 0: every partner
 	EventID   string // "": every event
 	Status    string // "": every state
-	Limit     int    // 0: no limit
+	// SubscriptionID: only that subscription's deliveries (0: every one).
+	SubscriptionID int64
+	BeforeID       int64 // keyset paging: only deliveries with a smaller id
+	Limit          int   // 0: no limit
 }
 
 // Delivery is one event's delivery to one subscription.

@@ -171,6 +171,12 @@ func (q *queries) DeliveryList(ctx context.Context, f store.DeliveryFilter) ([]*
 	if f.Status != "" {
 		add("d.status =", f.Status)
 	}
+	if f.SubscriptionID != 0 {
+		add("d.subscription_id =", f.SubscriptionID)
+	}
+	if f.BeforeID != 0 {
+		add("d.id <", f.BeforeID)
+	}
 	query := `SELECT d.id, d.event_id, e.type, e.partner_id, d.subscription_id, s.url, d.status, d.attempts,
 		d.next_attempt_at, d.last_error, d.created_at, d.updated_at
 		FROM webhook_deliveries d

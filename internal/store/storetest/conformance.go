@@ -30,6 +30,16 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// The portal: portal.go.
+		"PartnerStatus":     exercisePartnerStatus,
+		"PortalUsers":       exercisePortalUsers,
+		"PortalSessions":    exercisePortalSessions,
+		"PortalInvitations": exercisePortalInvitations,
+		"Throttle":          exerciseThrottle,
+		"Audit":             exerciseAudit,
+		"CreditLedger":      exerciseCreditLedger,
+		"BookingFilters":    exerciseBookingFilters,
+		"PortalEvents":      exercisePortalEvents,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
