@@ -305,7 +305,7 @@ func startServe(t *testing.T, dsn string, args ...string) *runningServer {
 		return ""
 	}
 	go func() {
-		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
 		pw.Close()
 		s.done <- err
 	}()
@@ -455,7 +455,7 @@ func startServeJSON(t *testing.T, dsn string, args ...string) (map[string]any, *
 		return ""
 	}
 	go func() {
-		err := run(ctx, append([]string{"--json", "serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		err := run(ctx, append([]string{"--json", "serve", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
 		pw.Close()
 		s.done <- err
 	}()
@@ -549,7 +549,7 @@ func TestServeJSON(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, []string{"--db", dsn, "serve", "--demo", "--json", "--addr", "127.0.0.1:0", "--log-level", "warn"},
+			done <- run(ctx, []string{"--db", dsn, "serve", "--demo", "--json", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"},
 				func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
 			pw.Close()
 		}()

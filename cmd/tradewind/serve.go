@@ -34,6 +34,8 @@ type serveCmd struct {
 	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
 	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
+	PortalAddr           string `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
+	PortalMaxPending     int    `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
 }
 
 // serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.
@@ -44,6 +46,7 @@ var serveEnvFlags = []struct {
 	{"addr", false}, {"demo", true}, {"tls-cert", false}, {"tls-key", false}, {"client-ca", false},
 	{"trusted-proxies", false}, {"redis", false}, {"webhook-allow-private", true},
 	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
+	{"portal-addr", false}, {"portal-max-pending", false},
 }
 
 // withServeEnv adds the serve flags given by the environment and not on the command line,
@@ -125,6 +128,7 @@ func (c *serveCmd) Run(e *env) error {
 type serveReport struct {
 	URL        string      `json:"url"`                   // the partner API, including /api/partner/v1
 	MetricsURL string      `json:"metrics_url,omitempty"` // with --admin-addr
+	PortalURL  string      `json:"portal_url,omitempty"`  // unless --portal-addr is empty
 	Demo       *demoReport `json:"demo,omitempty"`        // with --demo
 }
 
@@ -133,6 +137,10 @@ type demoReport struct {
 	Partner string `json:"partner"`
 	TestKey string `json:"test_key"`
 	LiveKey string `json:"live_key"`
+	// The demo partner's portal owner and a fresh password, unless the portal is off.
+	PortalURL      string `json:"portal_url,omitempty"`
+	PortalEmail    string `json:"portal_email,omitempty"`
+	PortalPassword string `json:"portal_password,omitempty"`
 }
 
 // server is a configured partner API listener and its background workers.
@@ -144,6 +152,7 @@ type server struct {
 	tlsConfig  *tls.Config       // certificates and client-certificate policy when tls is set
 	metrics    *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
 	metricsURL string            // the admin listener's /metrics, with --admin-addr
+	portalURL  string            // the portal, unless --portal-addr is empty
 	demo       *demoReport       // with --demo
 	workers    []func(ctx context.Context)
 	shutdown   []func()
@@ -159,7 +168,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server
 	}
 	srv := &server{cmd: c, ln: ln}
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks} {
+	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks, c.wirePortal} {
 		if err := wire(e, st, svc, srv, &cfg); err != nil {
 			ln.Close()
 			return nil, err
@@ -188,8 +197,17 @@ func (s *server) run(e *env) error {
 		scheme = "https"
 	}
 	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), httpapi.Prefix)
-	if err := e.print(serveReport{URL: url, MetricsURL: s.metricsURL, Demo: s.demo}, func(w io.Writer) {
+	if s.demo != nil && s.demo.PortalEmail != "" {
+		s.demo.PortalURL = s.portalURL
+	}
+	if err := e.print(serveReport{URL: url, MetricsURL: s.metricsURL, PortalURL: s.portalURL, Demo: s.demo}, func(w io.Writer) {
 		fmt.Fprintf(w, "Partner API listening on %s\n", url)
+		if s.portalURL != "" {
+			fmt.Fprintf(w, "Partner portal at %s\n", s.portalURL)
+		}
+		if s.demo != nil && s.demo.PortalEmail != "" {
+			fmt.Fprintf(w, "Portal demo owner: %s, password %s\n", s.demo.PortalEmail, s.demo.PortalPassword)
+		}
 	}); err != nil {
 		return err
 	}
@@ -258,7 +276,7 @@ func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 	}
 	demo := &demoReport{Partner: p.Name, TestKey: keys["test"], LiveKey: keys["live"]}
 	if e.cli.JSON {
-		return demo, nil
+		return demo, loadDemoOwner(e, svc, demo)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
@@ -269,5 +287,5 @@ func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' %s://%s%s/meta/ping\n", keys["test"], scheme, e.cli.Serve.Addr, httpapi.Prefix)
-	return demo, nil
+	return demo, loadDemoOwner(e, svc, demo)
 }

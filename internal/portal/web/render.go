@@ -1,0 +1,191 @@
+package web
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/portal"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets/*.js assets/*.css
+var assetFS embed.FS
+
+// pages are the parsed templates, each page with the shared layout.
+var pages = parsePages()
+
+func parsePages() map[string]*template.Template {
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		base := path.Base(n)
+		if base == "layout.html" || base == "partials.html" {
+			continue
+		}
+		out[strings.TrimSuffix(base, ".html")] = template.Must(template.New("layout.html").Funcs(funcs).
+			ParseFS(templateFS, "templates/layout.html", "templates/partials.html", n))
+	}
+	return out
+}
+
+var funcs = template.FuncMap{
+	"money":  func(minor int64, currency string) string { return money.Format(minor, currency) + " " + currency },
+	"can":    func(m *portal.Member, a string) bool { return m != nil && m.Can(portal.Action(a)) },
+	"roles":  func() []string { return portal.Roles },
+	"events": func() []string { return tradewind.AllEventTypes },
+	"join":   strings.Join,
+	"ms":     func(d time.Duration) int64 { return d.Milliseconds() },
+	"list":   func(v ...string) []string { return v },
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
+}
+
+// view is what every page template gets.
+type view struct {
+	Title   string
+	Member  *portal.Member
+	Nav     string // the navigation entry of the page
+	Mode    string // "live" or "test" on pages with the switch, else ""
+	Path    string
+	Query   url.Values
+	Notice  string
+	Message string   // an error's message
+	Errors  []string // every problem of a refused form
+	Form    url.Values
+	Data    any
+}
+
+// ModeURL is the current page in the other mode, keeping its filters.
+func (v *view) ModeURL(mode string) string {
+	q := url.Values{}
+	for k, vs := range v.Query {
+		if k != "mode" && k != "before" {
+			q[k] = vs
+		}
+	}
+	q.Set("mode", mode)
+	return v.Path + "?" + q.Encode()
+}
+
+// Time renders t in the member's time zone, with UTC on hover.
+func (v *view) Time(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "–"
+	}
+	loc := time.UTC
+	if v.Member != nil {
+		loc = v.Member.Location()
+	}
+	utc := t.UTC().Format("2006-01-02 15:04:05 UTC")
+	local := t.In(loc).Format("2006-01-02 15:04 MST")
+	return template.HTML(`<time datetime="` + template.HTMLEscapeString(t.UTC().Format(time.RFC3339)) + `" title="` +
+		template.HTMLEscapeString(utc) + `">` + template.HTMLEscapeString(local) + `</time>`)
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, v *view) error {
+	t, ok := pages[name]
+	if !ok {
+		return errors.New("web: no template " + name)
+	}
+	v.Path, v.Query = r.URL.Path, r.URL.Query()
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// errPageNotFound answers an unknown path.
+var errPageNotFound = tradewind.Errorf(tradewind.ECodeNotFound, "There is no such page.")
+
+// fail renders an error page: 404 for anything absent or another partner's, 403 for
+// a role that does not allow the action, 400/422 for a refused request, else 500
+// (logged, never shown).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, m *portal.Member, err error) {
+	status, msg := http.StatusInternalServerError, "Something went wrong on our side; please try again."
+	var te *tradewind.Error
+	var details []string
+	if errors.As(err, &te) {
+		msg, details = te.Message, te.Details
+		switch te.Code {
+		case tradewind.ECodeNotFound:
+			status = http.StatusNotFound
+		case "forbidden":
+			status = http.StatusForbidden
+		case tradewind.ECodeRateLimited:
+			status = http.StatusTooManyRequests
+		case tradewind.ECodeUnavailable:
+			status = http.StatusServiceUnavailable
+		case tradewind.ECodeValidationFailed:
+			status = http.StatusUnprocessableEntity
+		default:
+			status = http.StatusBadRequest
+		}
+	} else {
+		s.logger.ErrorContext(r.Context(), "portal request failed", "path", r.URL.Path, "err", err)
+	}
+	v := &view{Title: http.StatusText(status), Member: m, Message: msg, Errors: details}
+	if rerr := s.render(w, r, status, "error", v); rerr != nil {
+		http.Error(w, msg, status)
+	}
+}
+
+// formError re-renders a form page with the problems of err when it is a refused form;
+// any other error goes to fail.
+func (s *Server) formError(w http.ResponseWriter, r *http.Request, name string, v *view, err error) error {
+	var te *tradewind.Error
+	if !errors.As(err, &te) || te.Code == tradewind.ECodeNotFound || te.Code == "forbidden" {
+		return err
+	}
+	v.Message, v.Errors, v.Form = te.Message, te.Details, r.PostForm
+	status := http.StatusUnprocessableEntity
+	switch te.Code {
+	case tradewind.ECodeUnauthorized:
+		status = http.StatusUnauthorized
+	case tradewind.ECodeRateLimited:
+		status = http.StatusTooManyRequests
+	case tradewind.ECodeUnavailable:
+		status = http.StatusServiceUnavailable
+	case tradewind.ECodeNotCancellable:
+		status = http.StatusConflict
+	}
+	return s.render(w, r, status, name, v)
+}
+
+func assetHandler() http.Handler {
+	sub, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		panic(err)
+	}
+	files := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.URL = &url.URL{Path: "/" + r.PathValue("file")}
+		files.ServeHTTP(w, r2)
+	})
+}
