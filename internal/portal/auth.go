@@ -54,7 +54,8 @@ func (s *Service) throttled(ctx context.Context, key string, free int, now time.
 }
 
 // SignIn checks the credentials and opens a session; it returns the session's token
-// (for the cookie, never stored) and the member. Every failure is ErrSignIn.
+// (for the cookie, never stored) and the member. Every failure is ErrSignIn. A user
+// with two-factor sign-in gets ErrSecondFactor and a challenge token for SignInCode.
 func (s *Service) SignIn(ctx context.Context, c Credentials) (string, *Member, error) {
 	now := s.now()
 	email := strings.ToLower(strings.TrimSpace(c.Email))
@@ -91,6 +92,14 @@ func (s *Service) SignIn(ctx context.Context, c Credentials) (string, *Member, e
 			s.audit(ctx, nil, u.PartnerID, u.Email, "signin.failed", "", c.ClientAddr)
 		}
 		return "", nil, ErrSignIn
+	}
+	if u.TOTPSecret != "" {
+		// The password was right; the session opens only with a code (SignInCode).
+		challenge, err := s.challenge(ctx, u)
+		if err != nil {
+			return "", nil, err
+		}
+		return challenge, nil, ErrSecondFactor
 	}
 	if err := s.store.ThrottleReset(ctx, accountKey(email)); err != nil {
 		return "", nil, err

@@ -16,6 +16,8 @@ type PortalUser struct {
 	TimeZone     string // IANA name, "UTC" by default
 	Disabled     bool   // set by the operator: no sign-in, sessions refused
 	TOTPSecret   string // base32; "" without two-factor sign-in
+	// RecoveryCodes are the SHA-256 (hex) of the unused one-time recovery codes.
+	RecoveryCodes []string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -108,8 +110,8 @@ type PortalQuerier interface {
 	PortalUserGetByEmail(ctx context.Context, email string) (*PortalUser, error)
 	// PortalUserList returns the partner's users (partnerID 0: everyone's) by e-mail.
 	PortalUserList(ctx context.Context, partnerID int64) ([]*PortalUser, error)
-	// PortalUserUpdate writes u's name, role, password, time zone, disabled and TOTP
-	// secret. ErrNotFound.
+	// PortalUserUpdate writes u's name, role, password, time zone, disabled, TOTP
+	// secret and recovery codes. ErrNotFound.
 	PortalUserUpdate(ctx context.Context, u *PortalUser) error
 	// PortalUserDelete deletes the partner's user and its sessions. ErrNotFound.
 	PortalUserDelete(ctx context.Context, partnerID, id int64) error

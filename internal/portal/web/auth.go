@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -18,9 +19,34 @@ func (s *Server) signinShow(w http.ResponseWriter, r *http.Request, m *portal.Me
 func (s *Server) signinCheck(w http.ResponseWriter, r *http.Request, _ *portal.Member) error {
 	token, _, err := s.portal.SignIn(r.Context(), portal.Credentials{Email: r.PostFormValue("email"),
 		Password: r.PostFormValue("password"), ClientAddr: s.clientAddr(r), UserAgent: r.UserAgent()})
+	if errors.Is(err, portal.ErrSecondFactor) {
+		s.setChallenge(w, r, token, 300)
+		http.Redirect(w, r, "/signin/code?next="+url.QueryEscape(localNext(r.PostFormValue("next"))), http.StatusSeeOther)
+		return nil
+	}
 	if err != nil {
 		return s.formError(w, r, "signin", &view{Title: "Sign in"}, err)
 	}
+	s.setSession(w, r, token)
+	http.Redirect(w, r, localNext(r.PostFormValue("next")), http.StatusSeeOther)
+	return nil
+}
+
+func (s *Server) codeShow(w http.ResponseWriter, r *http.Request, _ *portal.Member) error {
+	return s.render(w, r, http.StatusOK, "code", &view{Title: "Two-factor sign-in", Form: url.Values{"next": {r.URL.Query().Get("next")}}})
+}
+
+func (s *Server) codeCheck(w http.ResponseWriter, r *http.Request, _ *portal.Member) error {
+	var challenge string
+	if c, err := r.Cookie(challengeCookie); err == nil {
+		challenge = c.Value
+	}
+	token, _, err := s.portal.SignInCode(r.Context(), challenge, r.PostFormValue("code"),
+		portal.Credentials{ClientAddr: s.clientAddr(r), UserAgent: r.UserAgent()})
+	if err != nil {
+		return s.formError(w, r, "code", &view{Title: "Two-factor sign-in"}, err)
+	}
+	s.setChallenge(w, r, "", -1)
 	s.setSession(w, r, token)
 	http.Redirect(w, r, localNext(r.PostFormValue("next")), http.StatusSeeOther)
 	return nil

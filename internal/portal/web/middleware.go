@@ -76,6 +76,9 @@ const sessionCookie = "tradewind_portal"
 func (s *Server) guard(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, 64<<10) // every form is small
+		}
 		var m *portal.Member
 		if c, err := r.Cookie(sessionCookie); err == nil {
 			m, err = s.portal.Authenticate(r.Context(), c.Value)
@@ -94,6 +97,11 @@ func (s *Server) guard(rt route) http.Handler {
 			}
 			if rt.access == member && !m.Active() {
 				http.Redirect(w, r, "/pending", http.StatusSeeOther)
+				return
+			}
+			if rt.access == member && m.NeedsEnrolment() {
+				// The owner requires two-factor sign-in: enrol first.
+				http.Redirect(w, r, "/account/two-factor", http.StatusSeeOther)
 				return
 			}
 			if rt.access == member && !m.Can(rt.action) {
@@ -128,6 +136,14 @@ func (s *Server) setSession(w http.ResponseWriter, r *http.Request, token string
 func (s *Server) clearCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: s.https(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// challengeCookie holds the second step of a sign-in with two-factor sign-in.
+const challengeCookie = "tradewind_portal_challenge"
+
+func (s *Server) setChallenge(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: challengeCookie, Value: token, Path: "/signin", HttpOnly: true, Secure: s.https(r),
+		SameSite: http.SameSiteLaxMode, MaxAge: maxAge})
 }
 
 // localNext returns next when it is a path on this site, else "/".

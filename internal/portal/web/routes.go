@@ -33,6 +33,8 @@ func (s *Server) routes() []route {
 	return []route{
 		{"GET /signin", public, "", s.signinShow},
 		{"POST /signin", public, "", s.signinCheck},
+		{"GET /signin/code", public, "", s.codeShow},
+		{"POST /signin/code", public, "", s.codeCheck},
 		{"GET /signup", public, "", s.signupShow},
 		{"POST /signup", public, "", s.signupSave},
 		{"GET /invitations/{token}", public, "", s.linkShow},
@@ -42,6 +44,9 @@ func (s *Server) routes() []route {
 
 		{"POST /signout", session, "", s.signout},
 		{"GET /pending", session, "", s.pendingShow},
+		{"GET /account/two-factor", session, "", s.twoFactorShow},
+		{"POST /account/two-factor", session, "", s.twoFactorEnable},
+		{"POST /account/two-factor/disable", session, "", s.twoFactorDisable},
 
 		{"GET /{$}", member, portal.ActView, s.overviewShow},
 		{"GET /bookings", member, portal.ActView, s.bookingList},
@@ -65,6 +70,7 @@ func (s *Server) routes() []route {
 		{"POST /team/{id}/role", member, portal.ActManageTeam, s.teamRole},
 		{"POST /team/{id}/remove", member, portal.ActManageTeam, s.teamRemove},
 		{"POST /team/{id}/transfer", member, portal.ActOwn, s.teamTransfer},
+		{"POST /team/two-factor", member, portal.ActOwn, s.teamTwoFactor},
 		{"GET /audit", member, portal.ActManageTeam, s.auditShow},
 	}
 }

@@ -27,14 +27,17 @@ func (q *queries) PartnerSetStatus(ctx context.Context, partnerID int64, from, t
 	return n == 1, err
 }
 
-const portalUserColumns = `id, partner_id, email, name, role, password_hash, time_zone, disabled, totp_secret, created_at, updated_at`
+const portalUserColumns = `id, partner_id, email, name, role, password_hash, time_zone, disabled, totp_secret, recovery_codes,
+	created_at, updated_at`
 
 func scanPortalUser(row interface{ Scan(...any) error }) (*store.PortalUser, error) {
 	var u store.PortalUser
+	var codes string
 	if err := row.Scan(&u.ID, &u.PartnerID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.Disabled,
-		&u.TOTPSecret, &u.CreatedAt, &u.UpdatedAt); err != nil {
+		&u.TOTPSecret, &codes, &u.CreatedAt, &u.UpdatedAt); err != nil {
 		return nil, err
 	}
+	u.RecoveryCodes = splitList(codes)
 	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
 	return &u, nil
 }
@@ -81,8 +84,8 @@ func (q *queries) PortalUserList(ctx context.Context, partnerID int64) ([]*store
 
 func (q *queries) PortalUserUpdate(ctx context.Context, u *store.PortalUser) error {
 	n, err := q.exec(ctx, `UPDATE portal_users SET name = $2, role = $3, password_hash = $4, time_zone = $5, disabled = $6,
-		totp_secret = $7, updated_at = $8 WHERE id = $1`,
-		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, ts(u.UpdatedAt))
+		totp_secret = $7, recovery_codes = $8, updated_at = $9 WHERE id = $1`,
+		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, strings.Join(u.RecoveryCodes, ","), ts(u.UpdatedAt))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}

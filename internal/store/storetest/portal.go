@@ -83,11 +83,13 @@ func exercisePortalUsers(t *testing.T, s store.Store) {
 		t.Fatalf("PortalUserList(all) = %d users, %v", len(l), err)
 	}
 	got.Name, got.Role, got.TimeZone, got.Disabled, got.TOTPSecret, got.PasswordHash = "Ann B", "admin", "Europe/Paris", true, "SECRET", "h2"
+	got.RecoveryCodes = []string{"c1", "c2"}
 	if err := s.PortalUserUpdate(ctx, got); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := s.PortalUserGetByID(ctx, u.ID)
-	if again.Name != "Ann B" || again.Role != "admin" || again.TimeZone != "Europe/Paris" || !again.Disabled || again.TOTPSecret != "SECRET" || again.PasswordHash != "h2" {
+	if again.Name != "Ann B" || again.Role != "admin" || again.TimeZone != "Europe/Paris" || !again.Disabled || again.TOTPSecret != "SECRET" || again.PasswordHash != "h2" ||
+		len(again.RecoveryCodes) != 2 || again.RecoveryCodes[1] != "c2" {
 		t.Fatalf("PortalUserUpdate did not write every field: %+v", again)
 	}
 	if n, err := s.PortalUserCountRole(ctx, p.ID, "admin"); err != nil || n != 0 {
