@@ -18,8 +18,8 @@ type PortalUser struct {
 	TOTPSecret   string // base32; "" without two-factor sign-in
 	// RecoveryCodes are the SHA-256 (hex) of the unused one-time recovery codes.
 	RecoveryCodes []string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // PortalSession is a signed-in browser. Only the SHA-256 of its token is stored.
