@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -362,6 +363,27 @@ func portalFlow(t *testing.T, dsn, shots string) {
 	}
 	viewer.open("/bookings/" + ref + "/cancel")
 	viewer.expect("Your role does not allow this.")
+
+	// Two-factor sign-in: enrol with the app's code, then sign in with a code.
+	owner.open("/account/two-factor")
+	secret := owner.text("#totp-secret")
+	owner.check("two-factor-enrol")
+	code, err := totp.GenerateCode(secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner.fill(map[string]string{"#code": code}, "main form button")
+	owner.expect("Two-factor sign-in is on.", "Recovery codes")
+	if n := strings.Count(owner.text("#recovery-codes"), "-"); n != 10 {
+		t.Fatalf("%d recovery codes shown", n)
+	}
+	owner.do(chromedp.Click(chromedp.CSS("header form button")), chromedp.WaitReady(chromedp.CSS("#email")))
+	owner.fill(map[string]string{"#email": "ann@bluelagoon.example", "#password": "a long enough password 1"}, "main form button")
+	owner.expect("Two-factor sign-in", "authenticator app")
+	owner.check("signin-code")
+	code, _ = totp.GenerateCode(secret, time.Now())
+	owner.fill(map[string]string{"#code": code}, "main form button")
+	owner.expect("Overview")
 
 	// The remaining pages.
 	for _, p := range []struct{ path, name, want string }{
