@@ -178,12 +178,11 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server
 	return srv, nil
 }
 
-// run listens until the context ends, then shuts down gracefully, finishing the
-// requests in flight.
-func (s *server) run(e *env) error {
-	ln := s.ln
-	hs := &http.Server{
-		Handler:           s.handler,
+// httpServer is an HTTP server of h with the server's TLS and timeouts (the partner
+// API's listener and the portal's).
+func (s *server) httpServer(e *env, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
 		TLSConfig:         s.tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -192,6 +191,13 @@ func (s *server) run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
 	}
+}
+
+// run listens until the context ends, then shuts down gracefully, finishing the
+// requests in flight.
+func (s *server) run(e *env) error {
+	ln := s.ln
+	hs := s.httpServer(e, s.handler)
 	scheme := "http"
 	if s.tls {
 		scheme = "https"

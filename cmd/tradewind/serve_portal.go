@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -42,16 +41,7 @@ func (c *serveCmd) wirePortal(e *env, st *sqlstore.DB, svc *booking.Service, srv
 		return fmt.Errorf("listen on %s: %w (choose another --portal-addr, or --portal-addr= to turn the portal off)", c.PortalAddr, err)
 	}
 	ps := portal.New(svc, c.portalConfig())
-	hs := &http.Server{
-		Handler:           web.New(web.Config{Portal: ps, Logger: e.logger, Trust: trust}),
-		TLSConfig:         srv.tlsConfig,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
-	}
+	hs := srv.httpServer(e, web.New(web.Config{Portal: ps, Logger: e.logger, Trust: trust}))
 	scheme := "http"
 	if srv.tls {
 		scheme = "https"

@@ -129,21 +129,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, m *portal.Member, 
 	var te *tradewind.Error
 	var details []string
 	if errors.As(err, &te) {
-		msg, details = te.Message, te.Details
-		switch te.Code {
-		case tradewind.ECodeNotFound:
-			status = http.StatusNotFound
-		case "forbidden":
-			status = http.StatusForbidden
-		case tradewind.ECodeRateLimited:
-			status = http.StatusTooManyRequests
-		case tradewind.ECodeUnavailable:
-			status = http.StatusServiceUnavailable
-		case tradewind.ECodeValidationFailed:
-			status = http.StatusUnprocessableEntity
-		default:
-			status = http.StatusBadRequest
-		}
+		msg, details, status = te.Message, te.Details, statusOf(te.Code)
 	} else {
 		s.logger.ErrorContext(r.Context(), "portal request failed", "path", r.URL.Path, "err", err)
 	}
@@ -151,6 +137,27 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, m *portal.Member, 
 	if rerr := s.render(w, r, status, "error", v); rerr != nil {
 		http.Error(w, msg, status)
 	}
+}
+
+// statusOf is the HTTP status of an error code on a page.
+func statusOf(code string) int {
+	switch code {
+	case tradewind.ECodeNotFound:
+		return http.StatusNotFound
+	case "forbidden":
+		return http.StatusForbidden
+	case tradewind.ECodeUnauthorized:
+		return http.StatusUnauthorized
+	case tradewind.ECodeRateLimited:
+		return http.StatusTooManyRequests
+	case tradewind.ECodeUnavailable:
+		return http.StatusServiceUnavailable
+	case tradewind.ECodeNotCancellable:
+		return http.StatusConflict
+	case tradewind.ECodeValidationFailed, tradewind.ECodeBadRequest: // a refused form or filter
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadRequest
 }
 
 // formError re-renders a form page with the problems of err when it is a refused form;
@@ -161,17 +168,7 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, name string, 
 		return err
 	}
 	v.Message, v.Errors, v.Form = te.Message, te.Details, r.PostForm
-	status := http.StatusUnprocessableEntity
-	switch te.Code {
-	case tradewind.ECodeUnauthorized:
-		status = http.StatusUnauthorized
-	case tradewind.ECodeRateLimited:
-		status = http.StatusTooManyRequests
-	case tradewind.ECodeUnavailable:
-		status = http.StatusServiceUnavailable
-	case tradewind.ECodeNotCancellable:
-		status = http.StatusConflict
-	}
+	status := statusOf(te.Code)
 	return s.render(w, r, status, name, v)
 }
 
