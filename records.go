@@ -158,4 +158,7 @@ type Event struct {
 	Type      string
 	Data      json.RawMessage
 	CreatedAt time.Time
+	// TestEvent marks a sample sent from the portal to one subscription; its envelope
+	// says "test_event": true.
+	TestEvent bool
 }

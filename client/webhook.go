@@ -53,6 +53,8 @@ type WebhookEvent struct {
 	CreatedAt time.Time       `json:"created_at"` // when the event happened, not when it was sent
 	Partner   string          `json:"partner"`    // the partner identifier
 	Data      json.RawMessage `json:"data"`       // the event's payload; its shape depends on Type
+	// TestEvent is true for a sample sent with the portal's "Send test event".
+	TestEvent bool `json:"test_event,omitempty"`
 }
 
 // SignWebhook returns the hex HMAC-SHA256, keyed with secret, of "<timestamp>.<body>".

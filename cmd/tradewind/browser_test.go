@@ -106,13 +106,19 @@ func (b *tab) open(path string) {
 // text returns the visible text of the first element matching the CSS selector.
 func (b *tab) text(sel string) string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		b.t.Fatalf("text of %s: %v (at %s)", sel, err, b.location())
+	var err error
+	for range 3 { // a page that just loaded may renumber its nodes once: ask again
+		ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+		var s string
+		s, err = chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return s
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return s
+	b.t.Fatalf("text of %s: %v (at %s)", sel, err, b.location())
+	return ""
 }
 
 // expect fails unless the main part of the page shows each of want.
@@ -340,6 +346,9 @@ func portalFlow(t *testing.T, dsn, shots string) {
 	if n := strings.Count(owner.text("main"), "booking.cancelled"); n < 2 {
 		t.Errorf("the redelivery is not listed:\n%s", owner.text("main"))
 	}
+
+	owner.do(chromedp.Click(chromedp.CSS("#test-event button")), chromedp.WaitReady(chromedp.CSS("p.notice")))
+	owner.expect("A test event is on its way", "booking.confirmed")
 
 	// The team: an invited viewer sees bookings and cannot cancel.
 	owner.open("/team")

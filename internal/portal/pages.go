@@ -3,6 +3,7 @@ package portal
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -271,4 +272,33 @@ func (s *Service) Redeliver(ctx context.Context, m *Member, eventID, addr string
 	}
 	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.redelivered", eventID, addr)
 	return n, nil
+}
+
+// testEventData are the sample payloads of "Send test event", shaped as the real ones.
+var testEventData = map[string]map[string]any{
+	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
+	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel", "reason": "cancelled_by_partner"},
+	tradewind.EventAvailabilityChanged: {"product_type": "hotel", "item_id": 1001, "start": "2030-01-01", "end": "2030-01-02"},
+}
+
+// SendTestEvent sends a sample event of eventType to the partner's subscription only;
+// its envelope carries "test_event": true. It returns the event's id.
+func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eventType, addr string) (string, error) {
+	data, ok := testEventData[eventType]
+	if !ok {
+		return "", invalid("event type: one of " + strings.Join(tradewind.AllEventTypes, ", "))
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return "", err
+	}
+	e := &tradewind.Event{ID: booking.NewEventID(), PartnerID: m.Partner.ID, Type: eventType, Data: raw, CreatedAt: s.now()}
+	err = s.store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) })
+	if err != nil {
+		return "", mapNotFound(err, "Webhook subscription")
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.test_event", eventType+" "+e.ID, addr)
+	return e.ID, nil
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"time"
+
+	"github.com/tradewind/tradewind"
 )
 
 // PortalUser is a member of a partner's team in the portal.
@@ -169,6 +171,10 @@ type PortalQuerier interface {
 	EventListByBooking(ctx context.Context, partnerID int64, reference string) ([]*EventRow, error)
 	// EventGet returns the partner's event. ErrNotFound, also for another partner's.
 	EventGet(ctx context.Context, partnerID int64, id string) (*EventRow, error)
+	// EventCreateTest inserts a test event (e.TestEvent set) and one pending delivery
+	// of it to the partner's subscription subscriptionID only. ErrNotFound when that
+	// subscription is not the partner's active one.
+	EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64) error
 	// SubscriptionGet returns the partner's active subscription. ErrNotFound.
 	SubscriptionGet(ctx context.Context, partnerID, id int64) (*Subscription, error)
 }

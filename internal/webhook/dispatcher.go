@@ -146,7 +146,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // are signed.
 func envelope(e *tradewind.Event, partner string) ([]byte, error) {
 	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
-		Partner: partner, Data: e.Data})
+		Partner: partner, Data: e.Data, TestEvent: e.TestEvent})
 }
 
 // deliver makes one attempt of a claimed delivery and records it with the delivery's

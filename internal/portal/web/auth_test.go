@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -212,6 +213,18 @@ func TestPagesShowThePartnersData(t *testing.T) {
 		}
 		if body := owner.get("/keys").body; !strings.Contains(body, a.LiveKey[:12]) || strings.Contains(body, a.LiveKey) {
 			t.Error("keys page")
+		}
+		owner.post("/webhooks", url.Values{"url": {"https://hooks.example/t"}, "event_types": {"booking.confirmed"}})
+		subs, _ := e.api.Store.SubscriptionList(context.Background(), a.ID)
+		path := fmt.Sprintf("/webhooks/%d", subs[0].ID)
+		if res := owner.post(path+"/test", url.Values{"event_type": {"availability.changed"}}); res.status != http.StatusSeeOther {
+			t.Fatalf("test event: %d %s", res.status, res.body)
+		}
+		if body := owner.get(path).body; !strings.Contains(body, "availability.changed") || !strings.Contains(body, "pending") {
+			t.Errorf("the test event's delivery is not listed:\n%s", body)
+		}
+		if res := owner.post(path+"/test", url.Values{"event_type": {"nope"}}); res.status != http.StatusUnprocessableEntity {
+			t.Errorf("unknown test event type: %d", res.status)
 		}
 		res := owner.post("/webhooks", url.Values{"url": {"http://insecure.example"}})
 		if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, "url: must use https") || !strings.Contains(res.body, "event_types") {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -129,10 +130,25 @@ func (s *Server) webhookShow(w http.ResponseWriter, r *http.Request, m *portal.M
 		return err
 	}
 	v := &view{Title: "Webhook deliveries", Member: m, Nav: "webhooks", Data: d}
-	if n := r.URL.Query().Get("redelivered"); n != "" {
+	switch {
+	case r.URL.Query().Get("redelivered") != "":
 		v.Notice = "The event is due again and will be delivered shortly."
+	case r.URL.Query().Get("tested") != "":
+		v.Notice = "A test event is on its way; it is listed below with its attempts."
 	}
 	return s.render(w, r, http.StatusOK, "webhook", v)
+}
+
+func (s *Server) webhookTest(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := s.portal.SendTestEvent(r.Context(), m, id, r.PostFormValue("event_type"), s.clientAddr(r)); err != nil {
+		return err
+	}
+	http.Redirect(w, r, fmt.Sprintf("/webhooks/%d?tested=1", id), http.StatusSeeOther)
+	return nil
 }
 
 func (s *Server) eventRedeliver(w http.ResponseWriter, r *http.Request, m *portal.Member) error {

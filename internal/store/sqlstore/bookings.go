@@ -139,8 +139,8 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 }
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
-	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt)); err != nil {
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent); err != nil {
 		return err
 	}
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)

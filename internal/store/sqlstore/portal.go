@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -344,6 +345,20 @@ func (q *queries) EventGet(ctx context.Context, partnerID int64, id string) (*st
 	e, err := scanEvent(q.db.QueryRowContext(ctx, `SELECT id, partner_id, type, data, created_at FROM events
 		WHERE id = $1 AND partner_id = $2`, id, partnerID))
 	return e, q.interpret(err)
+}
+
+func (q *queries) EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64) error {
+	if _, err := q.SubscriptionGet(ctx, e.PartnerID, subscriptionID); err != nil {
+		return err
+	}
+	e.TestEvent = true
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event) VALUES ($1, $2, $3, $4, $5, TRUE)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt)); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		VALUES ($1, $2, 'pending', 0, $3, $3, $3)`, e.ID, subscriptionID, ts(e.CreatedAt))
+	return err
 }
 
 func (q *queries) SubscriptionGet(ctx context.Context, partnerID, id int64) (*store.Subscription, error) {

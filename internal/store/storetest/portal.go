@@ -414,6 +414,30 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	if err != nil || len(ds) != 1 || ds[0].SubscriptionID != other.ID {
 		t.Fatalf("DeliveryList by subscription = %d, %v", len(ds), err)
 	}
+	// A test event goes to the one subscription named, and only the partner's.
+	te := &tradewind.Event{ID: "evt_test", PartnerID: p.ID, Type: tradewind.EventBookingCancelled, Data: []byte(`{}`), CreatedAt: now}
+	if err := s.EventCreateTest(ctx, te, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ds, _ := s.DeliveryList(ctx, store.DeliveryFilter{EventID: "evt_test"}); len(ds) != 1 || ds[0].SubscriptionID != sub.ID {
+		t.Fatalf("test event deliveries = %d", len(ds))
+	}
+	claimed := claim(t, s, now.Add(time.Hour), time.Minute, 100)
+	var sawTest bool
+	for _, c := range claimed {
+		if c.Event.ID == "evt_test" {
+			sawTest = c.Event.TestEvent
+		} else if c.Event.TestEvent {
+			t.Errorf("event %s claimed as a test event", c.Event.ID)
+		}
+	}
+	if !sawTest {
+		t.Error("the claimed test event is not marked as one")
+	}
+	qsub := newSubscription(t, s, q.ID, "https://q.example/h", tradewind.EventBookingConfirmed)
+	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_test2", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, qsub.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a test event to another partner's subscription = %v", err)
+	}
 	all, _ := s.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID})
 	if older, err := s.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, BeforeID: all[0].ID}); err != nil || len(older) != len(all)-1 {
 		t.Fatalf("DeliveryList keyset = %d, %v; want %d", len(older), err, len(all)-1)

@@ -73,8 +73,11 @@ CREATE TABLE portal_audit (
 );
 CREATE INDEX portal_audit_partner ON portal_audit(partner_id, id);
 CREATE INDEX bookings_partner_test ON bookings(partner_id, test, id);
+-- A sample event sent from the portal's "Send test event" to one subscription.
+ALTER TABLE events ADD COLUMN test_event BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- +goose Down
+ALTER TABLE events DROP COLUMN test_event;
 DROP INDEX bookings_partner_test;
 DROP TABLE portal_audit;
 DROP TABLE portal_throttle;
