@@ -3,11 +3,13 @@ package portal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -301,4 +303,25 @@ func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eve
 	}
 	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.test_event", eventType+" "+e.ID, addr)
 	return e.ID, nil
+}
+
+// SecretOverlap is how long a rolled webhook secret signs beside the old one.
+const SecretOverlap = 24 * time.Hour
+
+// RollSecret gives the partner's subscription a new secret, returned once: for
+// SecretOverlap every delivery carries X-Partner-Signature made with the old secret and
+// X-Partner-Signature-Next made with the new one; then the new one alone signs
+// X-Partner-Signature. 404 for another partner's subscription.
+func (s *Service) RollSecret(ctx context.Context, m *Member, subID int64, addr string) (string, time.Time, error) {
+	secret, err := security.GenerateSecret(security.SecretPrefixWebhook)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	now := s.now()
+	from := now.Add(SecretOverlap)
+	if err := s.store.SubscriptionRollSecret(ctx, m.Partner.ID, subID, secret, now, from); err != nil {
+		return "", time.Time{}, mapNotFound(err, "Webhook subscription")
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.secret_rolled", fmt.Sprint(subID), addr)
+	return secret, from, nil
 }

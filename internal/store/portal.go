@@ -175,6 +175,10 @@ type PortalQuerier interface {
 	// of it to the partner's subscription subscriptionID only. ErrNotFound when that
 	// subscription is not the partner's active one.
 	EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64) error
+	// SubscriptionRollSecret starts a secret roll of the partner's active subscription:
+	// next signs beside the current secret until from, then alone. A roll whose time
+	// has come is completed first (its secret becomes the current one). ErrNotFound.
+	SubscriptionRollSecret(ctx context.Context, partnerID, id int64, next string, now, from time.Time) error
 	// SubscriptionGet returns the partner's active subscription. ErrNotFound.
 	SubscriptionGet(ctx context.Context, partnerID, id int64) (*Subscription, error)
 }

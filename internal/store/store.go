@@ -113,6 +113,9 @@ type Subscription struct {
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
+	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
+	// way); set by SubscriptionGet.
+	NextSecretFrom time.Time
 }
 
 // Querier holds every query and write. Method names are noun-first.

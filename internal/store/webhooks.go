@@ -51,6 +51,10 @@ type ClaimedDelivery struct {
 	SubscriptionID int64
 	URL            string
 	Secret         string
+	// NextSecret, during a secret roll, signs X-Partner-Signature-Next until
+	// NextSecretFrom, and from then on replaces Secret.
+	NextSecret     string
+	NextSecretFrom time.Time
 }
 
 // DeliveryAttemptParams record one attempt of a leased delivery and its next state.

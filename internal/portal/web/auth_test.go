@@ -226,7 +226,14 @@ func TestPagesShowThePartnersData(t *testing.T) {
 		if res := owner.post(path+"/test", url.Values{"event_type": {"nope"}}); res.status != http.StatusUnprocessableEntity {
 			t.Errorf("unknown test event type: %d", res.status)
 		}
-		res := owner.post("/webhooks", url.Values{"url": {"http://insecure.example"}})
+		res := owner.post(path+"/roll", nil)
+		if res.status != http.StatusOK || !strings.Contains(res.body, `id="new-secret">whsec_`) || !strings.Contains(res.body, "X-Partner-Signature-Next") {
+			t.Errorf("roll: %d", res.status)
+		}
+		if body := owner.get(path).body; !strings.Contains(body, `id="secret-roll"`) || strings.Contains(body, `id="new-secret"`) {
+			t.Error("the roll is not shown, or its secret is shown again")
+		}
+		res = owner.post("/webhooks", url.Values{"url": {"http://insecure.example"}})
 		if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, "url: must use https") || !strings.Contains(res.body, "event_types") {
 			t.Errorf("webhook problems: %d", res.status)
 		}

@@ -161,6 +161,7 @@ func TestOtherPartnersIDs(t *testing.T) {
 			{"GET", fmt.Sprintf("/webhooks/%d", subs[0].ID), nil},
 			{"POST", fmt.Sprintf("/webhooks/%d/delete", subs[0].ID), nil},
 			{"POST", fmt.Sprintf("/webhooks/%d/test", subs[0].ID), url.Values{"event_type": {"booking.confirmed"}}},
+			{"POST", fmt.Sprintf("/webhooks/%d/roll", subs[0].ID), nil},
 			{"POST", "/events/" + events[0].ID + "/redeliver", nil},
 			{"POST", fmt.Sprintf("/team/%d/role", aUser.ID), url.Values{"role": {"viewer"}}},
 			{"POST", fmt.Sprintf("/team/%d/remove", aUser.ID), nil},

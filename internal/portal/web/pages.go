@@ -120,16 +120,44 @@ func (s *Server) webhookDelete(w http.ResponseWriter, r *http.Request, m *portal
 	return nil
 }
 
+type webhookPage struct {
+	*portal.SubscriptionDeliveries
+	NewSecret string // after a roll, shown once
+}
+
+func (s *Server) webhookView(r *http.Request, m *portal.Member, id int64, newSecret string) (*view, error) {
+	d, err := s.portal.Deliveries(r.Context(), m, id, queryID(r, "before"))
+	if err != nil {
+		return nil, err
+	}
+	return &view{Title: "Webhook deliveries", Member: m, Nav: "webhooks", Data: webhookPage{d, newSecret}}, nil
+}
+
+func (s *Server) webhookRoll(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	secret, _, err := s.portal.RollSecret(r.Context(), m, id, s.clientAddr(r))
+	if err != nil {
+		return err
+	}
+	v, err := s.webhookView(r, m, id, secret)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, "webhook", v) // the new secret is in this answer only
+}
+
 func (s *Server) webhookShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	d, err := s.portal.Deliveries(r.Context(), m, id, queryID(r, "before"))
+	v, err := s.webhookView(r, m, id, "")
 	if err != nil {
 		return err
 	}
-	v := &view{Title: "Webhook deliveries", Member: m, Nav: "webhooks", Data: d}
 	switch {
 	case r.URL.Query().Get("redelivered") != "":
 		v.Notice = "The event is due again and will be delivered shortly."

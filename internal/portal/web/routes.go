@@ -61,6 +61,7 @@ func (s *Server) routes() []route {
 		{"GET /webhooks/{id}", member, portal.ActView, s.webhookShow},
 		{"POST /webhooks/{id}/delete", member, portal.ActDevelop, s.webhookDelete},
 		{"POST /webhooks/{id}/test", member, portal.ActDevelop, s.webhookTest},
+		{"POST /webhooks/{id}/roll", member, portal.ActDevelop, s.webhookRoll},
 		{"POST /events/{id}/redeliver", member, portal.ActDevelop, s.eventRedeliver},
 		{"GET /account", member, portal.ActView, s.accountShow},
 		{"POST /account", member, portal.ActView, s.accountSave},

@@ -362,7 +362,31 @@ func (q *queries) EventCreateTest(ctx context.Context, e *tradewind.Event, subsc
 }
 
 func (q *queries) SubscriptionGet(ctx context.Context, partnerID, id int64) (*store.Subscription, error) {
-	s, err := scanSubscription(q.db.QueryRowContext(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions
-		WHERE id = $1 AND partner_id = $2 AND active AND deleted_at IS NULL`, id, partnerID))
-	return s, q.interpret(err)
+	var from sql.NullTime
+	s, err := scanSubscription(scanFirst{q.db.QueryRowContext(ctx, `SELECT next_secret_from, `+subscriptionColumns+`
+		FROM webhook_subscriptions WHERE id = $1 AND partner_id = $2 AND active AND deleted_at IS NULL`, id, partnerID), &from})
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	s.NextSecretFrom = fromNull(from)
+	return s, nil
+}
+
+// scanFirst scans its first column into first and the others as asked.
+type scanFirst struct {
+	row   interface{ Scan(...any) error }
+	first any
+}
+
+func (s scanFirst) Scan(dest ...any) error { return s.row.Scan(append([]any{s.first}, dest...)...) }
+
+func (q *queries) SubscriptionRollSecret(ctx context.Context, partnerID, id int64, next string, now, from time.Time) error {
+	n, err := q.exec(ctx, `UPDATE webhook_subscriptions SET
+		secret = CASE WHEN next_secret <> '' AND next_secret_from <= $4 THEN next_secret ELSE secret END,
+		next_secret = $3, next_secret_from = $5
+		WHERE id = $1 AND partner_id = $2 AND active AND deleted_at IS NULL`, id, partnerID, next, ts(now), ts(from))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
 }

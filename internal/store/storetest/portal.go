@@ -435,6 +435,31 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 		t.Error("the claimed test event is not marked as one")
 	}
 	qsub := newSubscription(t, s, q.ID, "https://q.example/h", tradewind.EventBookingConfirmed)
+	// A secret roll: the next secret and its time reach the dispatcher; a roll whose
+	// time has come is completed by the next one.
+	if err := s.SubscriptionRollSecret(ctx, q.ID, sub.ID, "whsec_next", now, now.Add(time.Hour)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("rolling another partner's secret = %v", err)
+	}
+	if err := s.SubscriptionRollSecret(ctx, p.ID, sub.ID, "whsec_next", now, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SubscriptionGet(ctx, p.ID, sub.ID); !got.NextSecretFrom.Equal(now.Add(time.Hour).Truncate(time.Microsecond)) || got.Secret != sub.Secret {
+		t.Fatalf("after a roll: %+v", got)
+	}
+	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_roll", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, sub.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range claim(t, s, now.Add(2*time.Hour), time.Minute, 100) {
+		if c.Event.ID == "evt_roll" && (c.Secret != sub.Secret || c.NextSecret != "whsec_next" || !c.NextSecretFrom.Equal(now.Add(time.Hour).Truncate(time.Microsecond))) {
+			t.Fatalf("claimed during a roll: %+v", c)
+		}
+	}
+	if err := s.SubscriptionRollSecret(ctx, p.ID, sub.ID, "whsec_third", now.Add(2*time.Hour), now.Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SubscriptionGet(ctx, p.ID, sub.ID); got.Secret != "whsec_next" {
+		t.Fatalf("a completed roll was not kept: secret %q", got.Secret)
+	}
 	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_test2", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, qsub.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a test event to another partner's subscription = %v", err)
 	}

@@ -73,11 +73,18 @@ CREATE TABLE portal_audit (
 );
 CREATE INDEX portal_audit_partner ON portal_audit(partner_id, id);
 CREATE INDEX bookings_partner_test ON bookings(partner_id, test, id);
+-- A rolled webhook secret: until next_secret_from, deliveries are signed with secret
+-- (X-Partner-Signature) and next_secret (X-Partner-Signature-Next); from then on with
+-- next_secret alone.
+ALTER TABLE webhook_subscriptions ADD COLUMN next_secret TEXT NOT NULL DEFAULT '';
+ALTER TABLE webhook_subscriptions ADD COLUMN next_secret_from DATETIME;
 -- A sample event sent from the portal's "Send test event" to one subscription.
 ALTER TABLE events ADD COLUMN test_event INTEGER NOT NULL DEFAULT 0;
 
 -- +goose Down
 ALTER TABLE events DROP COLUMN test_event;
+ALTER TABLE webhook_subscriptions DROP COLUMN next_secret_from;
+ALTER TABLE webhook_subscriptions DROP COLUMN next_secret;
 DROP INDEX bookings_partner_test;
 DROP TABLE portal_audit;
 DROP TABLE portal_throttle;
