@@ -349,6 +349,11 @@ func portalFlow(t *testing.T, dsn, shots string) {
 
 	owner.do(chromedp.Click(chromedp.CSS("#test-event button")), chromedp.WaitReady(chromedp.CSS("p.notice")))
 	owner.expect("A test event is on its way", "booking.confirmed")
+	owner.do(chromedp.Click(chromedp.CSS("#roll-secret button")), chromedp.WaitReady(chromedp.CSS("#new-secret")))
+	owner.expect("New signing secret", "X-Partner-Signature-Next", "both signatures until")
+	owner.check("webhook-roll")
+	owner.open("/")
+	owner.expect("Failing webhook endpoints", rcv.URL+"/hooks")
 
 	// The team: an invited viewer sees bookings and cannot cancel.
 	owner.open("/team")
