@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -64,7 +65,7 @@ func (s *Service) Filter(partnerID int64, q BookingQuery) (store.BookingFilter, 
 		if v == "" {
 			return time.Time{}, false
 		}
-		t, ok := parseDate(v)
+		t, ok := catalog.ParseDate(v)
 		if !ok {
 			p.add("%s: a date YYYY-MM-DD", field)
 		}
