@@ -152,13 +152,22 @@ func (s *Service) auditIn(ctx context.Context, q store.Querier, partnerID int64,
 		ClientAddr: addr, CreatedAt: s.now()})
 }
 
-// Sweep deletes what the portal keeps no longer: expired sessions and audit entries
-// older than AuditRetention (used and expired invitations go when a new one is made).
+// Sweep deletes what the portal keeps no longer: expired sessions, used or expired
+// one-time links, throttle counts whose window passed, and audit entries older than
+// AuditRetention. serve runs it hourly.
 func (s *Service) Sweep(ctx context.Context) error {
 	now := s.now()
-	if _, err := s.store.PortalSessionDeleteExpired(ctx, now.Add(-SessionIdle), now); err != nil {
-		return err
+	for _, del := range []func() (int64, error){
+		func() (int64, error) { return s.store.PortalSessionDeleteExpired(ctx, now.Add(-SessionIdle), now) },
+		func() (int64, error) { return s.store.PortalInvitationDeleteDone(ctx, now) },
+		func() (int64, error) {
+			return s.store.ThrottleDeleteBefore(ctx, now.Add(-max(throttleWindow, signupWindow)))
+		},
+		func() (int64, error) { return s.store.AuditDeleteBefore(ctx, now.Add(-AuditRetention)) },
+	} {
+		if _, err := del(); err != nil {
+			return err
+		}
 	}
-	_, err := s.store.AuditDeleteBefore(ctx, now.Add(-AuditRetention))
-	return err
+	return nil
 }

@@ -152,6 +152,11 @@ type PortalQuerier interface {
 	ThrottleGet(ctx context.Context, key string, now time.Time, window time.Duration) (hits int, last time.Time, err error)
 	// ThrottleReset forgets key.
 	ThrottleReset(ctx context.Context, key string) error
+	// ThrottleDeleteBefore forgets the keys whose last hit is older than t (retention)
+	// and returns how many.
+	ThrottleDeleteBefore(ctx context.Context, t time.Time) (int64, error)
+	// PortalInvitationDeleteDone deletes the links used or expired at now (retention).
+	PortalInvitationDeleteDone(ctx context.Context, now time.Time) (int64, error)
 
 	// AuditAdd records e and sets e.ID.
 	AuditAdd(ctx context.Context, e *AuditEntry) error

@@ -190,7 +190,7 @@ func scanPortalInvitation(row interface{ Scan(...any) error }) (*store.PortalInv
 }
 
 func (q *queries) PortalInvitationCreate(ctx context.Context, inv *store.PortalInvitation) error {
-	if _, err := q.exec(ctx, `DELETE FROM portal_invitations WHERE used_at IS NOT NULL OR expires_at <= $1`, ts(inv.CreatedAt)); err != nil {
+	if _, err := q.PortalInvitationDeleteDone(ctx, inv.CreatedAt); err != nil {
 		return err
 	}
 	err := q.db.QueryRowContext(ctx, `INSERT INTO portal_invitations (token_hash, kind, partner_id, email, role, created_by,
@@ -239,6 +239,14 @@ func (q *queries) ThrottleGet(ctx context.Context, key string, now time.Time, wi
 func (q *queries) ThrottleReset(ctx context.Context, key string) error {
 	_, err := q.exec(ctx, `DELETE FROM portal_throttle WHERE key = $1`, key)
 	return err
+}
+
+func (q *queries) ThrottleDeleteBefore(ctx context.Context, t time.Time) (int64, error) {
+	return q.exec(ctx, `DELETE FROM portal_throttle WHERE last_at < $1`, ts(t))
+}
+
+func (q *queries) PortalInvitationDeleteDone(ctx context.Context, now time.Time) (int64, error) {
+	return q.exec(ctx, `DELETE FROM portal_invitations WHERE used_at IS NOT NULL OR expires_at <= $1`, ts(now))
 }
 
 func (q *queries) AuditAdd(ctx context.Context, e *store.AuditEntry) error {

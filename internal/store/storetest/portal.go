@@ -198,6 +198,17 @@ func exercisePortalInvitations(t *testing.T, s store.Store) {
 	if _, err := s.PortalInvitationGet(ctx, "h1", now); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a used link is still found: %v", err)
 	}
+	live := &store.PortalInvitation{TokenHash: "h2", Kind: store.InvitationReset, PartnerID: p.ID, Email: "a@example.com",
+		Role: "viewer", CreatedBy: "operator", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := s.PortalInvitationCreate(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.PortalInvitationDeleteDone(ctx, now.Add(time.Minute)); err != nil || n != 0 {
+		t.Fatalf("PortalInvitationDeleteDone = %d, %v; want 0 (the used one went with the creation)", n, err)
+	}
+	if n, err := s.PortalInvitationDeleteDone(ctx, now.Add(2*time.Hour)); err != nil || n != 1 {
+		t.Fatalf("PortalInvitationDeleteDone after expiry = %d, %v; want 1", n, err)
+	}
 }
 
 func exerciseThrottle(t *testing.T, s store.Store) {
@@ -220,6 +231,12 @@ func exerciseThrottle(t *testing.T, s store.Store) {
 	}
 	if hits, _, _ := s.ThrottleGet(ctx, "other", now, w); hits != 0 {
 		t.Fatalf("an unknown key has %d hits", hits)
+	}
+	if n, err := s.ThrottleDeleteBefore(ctx, now.Add(30*time.Minute)); err != nil || n != 0 {
+		t.Fatalf("ThrottleDeleteBefore deleted a live key: %d, %v", n, err)
+	}
+	if n, err := s.ThrottleDeleteBefore(ctx, now.Add(2*time.Hour)); err != nil || n != 1 {
+		t.Fatalf("ThrottleDeleteBefore = %d, %v; want 1", n, err)
 	}
 	if err := s.ThrottleReset(ctx, "k"); err != nil {
 		t.Fatal(err)
