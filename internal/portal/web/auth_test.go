@@ -128,8 +128,15 @@ func TestSignInThrottledAcrossServers(t *testing.T) {
 		t.Fatalf("sign-in during the back-off on the second server: %d", res.status)
 	}
 	e.api.Clock.Advance(2 * time.Second)
-	if res := signin(second.URL, "owner@acme.example", password); res.status != http.StatusSeeOther {
+	c := e.client(t)
+	c.base = second.URL
+	if res := c.post("/signin", url.Values{"email": {"owner@acme.example"}, "password": {password}}); res.status != http.StatusSeeOther {
 		t.Fatalf("sign-in after the back-off: %d %s", res.status, res.body)
+	}
+	// The session opened on the second server works on the first (cookies ignore ports).
+	c.base = e.srv.URL
+	if res := c.get("/keys"); res.status != http.StatusOK {
+		t.Fatalf("the session on the other server: %d", res.status)
 	}
 	audit, _ := e.api.Store.AuditList(context.Background(), mustUser(t, e, "owner@acme.example").PartnerID, 0, 50)
 	var failed int
