@@ -14,6 +14,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/portal/web"
+	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/postgres"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -245,4 +246,37 @@ func TestPagesShowThePartnersData(t *testing.T) {
 			t.Errorf("webhook problems: %d", res.status)
 		}
 	})
+}
+
+// TestCookies: the session cookie is HttpOnly and SameSite=Lax, and Secure when the page
+// came over HTTPS through a trusted proxy.
+func TestCookies(t *testing.T) {
+	e := newEnv(t, storetest.Openers()[0])
+	e.newPartner(t, "acme")
+	trust, err := security.ParseTrustedProxies([]string{"127.0.0.1/32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	behindProxy := httptest.NewServer(web.New(web.Config{Portal: e.portal, Trust: trust}))
+	defer behindProxy.Close()
+	for _, c := range []struct {
+		base, proto string
+		secure      bool
+	}{{e.srv.URL, "https", false}, {behindProxy.URL, "", false}, {behindProxy.URL, "https", true}} {
+		req, _ := http.NewRequest(http.MethodPost, c.base+"/signin",
+			strings.NewReader(url.Values{"email": {"owner@acme.example"}, "password": {password}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if c.proto != "" {
+			req.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		res := e.client(t).do(req)
+		cookie := res.header.Get("Set-Cookie")
+		if !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Lax") || strings.Contains(cookie, "Secure") != c.secure {
+			t.Errorf("%s with X-Forwarded-Proto %q: Set-Cookie %q, want Secure %v", c.base, c.proto, cookie, c.secure)
+		}
+		csp := res.header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe-inline") {
+			t.Errorf("CSP %q", csp)
+		}
+	}
 }
