@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/portal/web"
 	"github.com/tradewind/tradewind/internal/security"
-	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
 // portalConfig is the portal's rules as the flags set them.
@@ -25,7 +23,7 @@ func (c *serveCmd) portalConfig() portal.Config {
 // wirePortal starts, unless --portal-addr is empty, the partner portal on its own
 // listener, over the same database and service (so the webhook dispatcher hears of its
 // cancels), with the partner API's TLS certificate.
-func (c *serveCmd) wirePortal(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+func (c *serveCmd) wirePortal(e *env, svc *booking.Service, srv *server) error {
 	if c.PortalAddr == "" {
 		return nil
 	}
@@ -40,6 +38,7 @@ func (c *serveCmd) wirePortal(e *env, st *sqlstore.DB, svc *booking.Service, srv
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (choose another --portal-addr, or --portal-addr= to turn the portal off)", c.PortalAddr, err)
 	}
+	srv.release = append(srv.release, func() { _ = ln.Close() })
 	ps := portal.New(svc, c.portalConfig())
 	hs := srv.httpServer(e, web.New(web.Config{Portal: ps, Logger: e.logger, Trust: trust}))
 	scheme := "http"

@@ -33,7 +33,7 @@ type BookingQuery struct {
 	Limit       int
 }
 
-var shownStatuses = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
+var shownStatuses = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
 	tradewind.StatusCancelled, tradewind.StatusCompleted}
 
 // Filter validates q (every problem listed) and returns the store filter for partnerID.
@@ -48,8 +48,8 @@ func (s *Service) Filter(partnerID int64, q BookingQuery) (store.BookingFilter, 
 	default:
 		p.add("mode: test or live")
 	}
-	if q.Status != "" && !slices.Contains(shownStatuses, q.Status) {
-		p.add("status: one of %s", strings.Join(shownStatuses, ", "))
+	if q.Status != "" && !slices.Contains(shownStatuses, tradewind.BookingStatus(q.Status)) {
+		p.add("status: one of confirmed, pending, on_request, cancelled, completed")
 	}
 	statusFilter(&f, q.Status, s.today())
 	if q.Product != "" {
@@ -95,8 +95,8 @@ func (s *Service) Filter(partnerID int64, q BookingQuery) (store.BookingFilter, 
 // statusFilter selects a shown status: completed is a confirmed booking whose service
 // ended before today, confirmed one that has not.
 func statusFilter(f *store.BookingFilter, status, today string) {
-	f.Status = status
-	switch status {
+	f.Status = tradewind.BookingStatus(status)
+	switch f.Status {
 	case tradewind.StatusCompleted:
 		f.Status, f.EndBefore = tradewind.StatusConfirmed, today
 	case tradewind.StatusConfirmed:

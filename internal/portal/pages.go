@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -277,7 +276,7 @@ func (s *Service) Redeliver(ctx context.Context, m *Member, eventID, addr string
 }
 
 // testEventData are the sample payloads of "Send test event", shaped as the real ones.
-var testEventData = map[string]map[string]any{
+var testEventData = map[tradewind.EventType]map[string]any{
 	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
 		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
 	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
@@ -288,15 +287,15 @@ var testEventData = map[string]map[string]any{
 // SendTestEvent sends a sample event of eventType to the partner's subscription only;
 // its envelope carries "test_event": true. It returns the event's id.
 func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eventType, addr string) (string, error) {
-	data, ok := testEventData[eventType]
+	data, ok := testEventData[tradewind.EventType(eventType)]
 	if !ok {
-		return "", invalid("event type: one of " + strings.Join(tradewind.AllEventTypes, ", "))
+		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return "", err
 	}
-	e := &tradewind.Event{ID: booking.NewEventID(), PartnerID: m.Partner.ID, Type: eventType, Data: raw, CreatedAt: s.now()}
+	e := &tradewind.Event{ID: booking.NewEventID(), PartnerID: m.Partner.ID, Type: tradewind.EventType(eventType), Data: raw, CreatedAt: s.now()}
 	err = s.store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) })
 	if err != nil {
 		return "", mapNotFound(err, "Webhook subscription")

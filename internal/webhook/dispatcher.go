@@ -145,7 +145,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // envelope returns the JSON envelope a delivery of e sends to partner: the bytes that
 // are signed.
 func envelope(e *tradewind.Event, partner string) ([]byte, error) {
-	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
+	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: string(e.Type), CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
 		Partner: partner, Data: e.Data, TestEvent: e.TestEvent})
 }
 
@@ -171,7 +171,7 @@ func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
 		a = Attempt{Err: errors.New("the event's data is not valid JSON")}
 	} else {
 		secret, next := signingSecrets(c, start)
-		a = d.cfg.Deliverer.DeliverRolling(ctx, c.URL, secret, next, c.Event.ID, c.Event.Type, body, start)
+		a = d.cfg.Deliverer.DeliverRolling(ctx, c.URL, secret, next, c.Event.ID, string(c.Event.Type), body, start)
 	}
 	if a.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: the lease expires and the delivery is sent again

@@ -35,7 +35,7 @@ func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.M
 	page := bookingPage{Bookings: list, Status: map[string]string{}, Next: next}
 	now := time.Now()
 	for _, b := range list {
-		page.Status[b.Reference] = b.EffectiveStatus(now)
+		page.Status[b.Reference] = string(b.EffectiveStatus(now))
 	}
 	export := url.Values{}
 	for k, vs := range q {
@@ -77,7 +77,7 @@ func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal
 		if b.Test {
 			mode = "test"
 		}
-		_ = cw.Write([]string{b.Reference, csvCell(b.PartnerReference), string(b.ProductType), b.EffectiveStatus(now), mode,
+		_ = cw.Write([]string{b.Reference, csvCell(b.PartnerReference), string(b.ProductType), string(b.EffectiveStatus(now)), mode,
 			money.Format(b.TotalPrice, b.Currency), b.Currency, b.StartDate, b.EndDate, b.CreatedAt.UTC().Format(time.RFC3339),
 			csvCell(b.CancelReason)})
 	}
@@ -106,7 +106,7 @@ func (s *Server) bookingShow(w http.ResponseWriter, r *http.Request, m *portal.M
 	}
 	st := d.Booking.EffectiveStatus(time.Now())
 	v := &view{Title: "Booking " + d.Booking.Reference, Member: m, Nav: "bookings",
-		Data: bookingDetailPage{Detail: d, Status: st, Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
+		Data: bookingDetailPage{Detail: d, Status: string(st), Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
 	if r.URL.Query().Get("cancelled") == "1" {
 		v.Notice = "The booking was cancelled."
 	}

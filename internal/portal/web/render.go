@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"reflect"
 	"strings"
 	"time"
 
@@ -48,10 +49,20 @@ var funcs = template.FuncMap{
 	"money":  func(minor int64, currency string) string { return money.Format(minor, currency) + " " + currency },
 	"can":    func(m *portal.Member, a string) bool { return m != nil && m.Can(portal.Action(a)) },
 	"roles":  func() []string { return portal.Roles },
-	"events": func() []string { return tradewind.AllEventTypes },
-	"join":   strings.Join,
-	"ms":     func(d time.Duration) int64 { return d.Milliseconds() },
-	"list":   func(v ...string) []string { return v },
+	"events": func() []tradewind.EventType { return tradewind.AllEventTypes },
+	"join": func(list any, sep string) string { // any slice of strings or string types
+		v := reflect.ValueOf(list)
+		if v.Kind() != reflect.Slice {
+			return ""
+		}
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = v.Index(i).String()
+		}
+		return strings.Join(parts, sep)
+	},
+	"ms":   func(d time.Duration) int64 { return d.Milliseconds() },
+	"list": func(v ...string) []string { return v },
 	"pretty": func(raw []byte) string { // stored JSON, indented for reading
 		var b bytes.Buffer
 		if json.Indent(&b, raw, "", "  ") != nil {

@@ -31,6 +31,9 @@ var Dialect = sqlstore.Dialect{
 	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
 	ForUpdate:           " FOR UPDATE",
 	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
+	JSONListHas: func(column, param string) string {
+		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
+	},
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

@@ -33,6 +33,9 @@ var Dialect = sqlstore.Dialect{
 	// statement holds it while it runs: there are no row locks to take.
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
+	JSONListHas: func(column, param string) string {
+		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
+	},
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -38,7 +38,10 @@ func scanPortalUser(row interface{ Scan(...any) error }) (*store.PortalUser, err
 		&u.TOTPSecret, &codes, &u.CreatedAt, &u.UpdatedAt); err != nil {
 		return nil, err
 	}
-	u.RecoveryCodes = splitList(codes)
+	var err error
+	if u.RecoveryCodes, err = decodeList[string]("recovery_codes", codes); err != nil {
+		return nil, err
+	}
 	u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
 	return &u, nil
 }
@@ -86,7 +89,7 @@ func (q *queries) PortalUserList(ctx context.Context, partnerID int64) ([]*store
 func (q *queries) PortalUserUpdate(ctx context.Context, u *store.PortalUser) error {
 	n, err := q.exec(ctx, `UPDATE portal_users SET name = $2, role = $3, password_hash = $4, time_zone = $5, disabled = $6,
 		totp_secret = $7, recovery_codes = $8, updated_at = $9 WHERE id = $1`,
-		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, strings.Join(u.RecoveryCodes, ","), ts(u.UpdatedAt))
+		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, jsonList(u.RecoveryCodes), ts(u.UpdatedAt))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}

@@ -288,7 +288,8 @@ func exerciseCreditLedger(t *testing.T, s store.Store) {
 	mk(p, "HTL-LEDGER02", 500, now.Add(time.Minute))
 	test := mk(p, "HTL-LEDGER03", 0, now.Add(2*time.Minute)) // a test booking draws nothing
 	mk(q, "HTL-LEDGER04", 700, now)
-	if ok, err := s.BookingSetStatus(ctx, a.ID, []string{tradewind.StatusConfirmed}, tradewind.StatusCancelled, "x", now.Add(3*time.Minute)); err != nil || !ok {
+	if ok, err := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: a.ID, From: []tradewind.BookingStatus{tradewind.StatusConfirmed},
+		Status: tradewind.StatusCancelled, Reason: "x", At: now.Add(3 * time.Minute)}); err != nil || !ok {
 		t.Fatal(err)
 	}
 	_ = test
@@ -413,7 +414,7 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	if _, err := s.EventGet(ctx, q.ID, "evt_1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("EventGet of another partner's event = %v", err)
 	}
-	if e, err := s.EventGet(ctx, p.ID, "evt_1"); err != nil || e.Type != tradewind.EventBookingConfirmed {
+	if e, err := s.EventGet(ctx, p.ID, "evt_1"); err != nil || e.Type != string(tradewind.EventBookingConfirmed) {
 		t.Fatalf("EventGet = %+v, %v", e, err)
 	}
 	sub := newSubscription(t, s, p.ID, "https://a.example/h", tradewind.EventBookingConfirmed)

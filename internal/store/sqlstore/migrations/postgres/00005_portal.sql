@@ -17,7 +17,7 @@ CREATE TABLE portal_users (
     time_zone      TEXT NOT NULL DEFAULT 'UTC',
     disabled       BOOLEAN NOT NULL DEFAULT FALSE,
     totp_secret    TEXT NOT NULL DEFAULT '',
-    recovery_codes TEXT NOT NULL DEFAULT '', -- SHA-256 (hex) of the unused recovery codes, comma-separated
+    recovery_codes TEXT NOT NULL DEFAULT '[]', -- SHA-256 (hex) of the unused recovery codes, a JSON array
     created_at     TIMESTAMPTZ NOT NULL,
     updated_at     TIMESTAMPTZ NOT NULL
 );

@@ -17,7 +17,7 @@ CREATE TABLE portal_users (
     time_zone      TEXT NOT NULL DEFAULT 'UTC',
     disabled       INTEGER NOT NULL DEFAULT 0,
     totp_secret    TEXT NOT NULL DEFAULT '',
-    recovery_codes TEXT NOT NULL DEFAULT '', -- SHA-256 (hex) of the unused recovery codes, comma-separated
+    recovery_codes TEXT NOT NULL DEFAULT '[]', -- SHA-256 (hex) of the unused recovery codes, a JSON array
     created_at     DATETIME NOT NULL,
     updated_at     DATETIME NOT NULL
 );
