@@ -221,8 +221,10 @@ func (s *server) releaseAll() {
 // API's listener and the portal's).
 func (s *server) httpServer(e *env, h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		TLSConfig:         s.tlsConfig,
+		Handler: h,
+		// A copy each: serving TLS writes the config's protocols (HTTP/2), and the
+		// partner API and the portal serve at once.
+		TLSConfig:         s.tlsConfig.Clone(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
