@@ -18,6 +18,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store/database"
@@ -166,6 +167,7 @@ type server struct {
 	portalURL  string            // the portal, unless --portal-addr is empty
 	demo       *demoReport       // with --demo
 	registry   *prometheus.Registry
+	jobs       *jobs.Runner // periodic jobs, set by wireJobs
 	workers    []func(ctx context.Context)
 	// shutdown stops what the workers run, once the partner listener is shut down;
 	// release then frees what build acquired (listeners, clients), also when build or
@@ -202,6 +204,9 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	c.wireWebhooks(srv, d)
+	if err := c.wireJobs(e, st, srv); err != nil {
+		return err
+	}
 	if err := c.wirePortal(e, svc, srv); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/portal/web"
 	"github.com/tradewind/tradewind/internal/security"
@@ -56,21 +57,12 @@ func (c *serveCmd) wirePortal(e *env, svc *booking.Service, srv *server) error {
 		if !errors.Is(err, http.ErrServerClosed) {
 			e.logger.Error("portal listener stopped", "err", err)
 		}
-	}, func(ctx context.Context) {
-		// Expired sessions and year-old audit entries go once an hour.
-		t := time.NewTicker(time.Hour)
-		defer t.Stop()
-		for {
-			if err := ps.Sweep(ctx); err != nil && ctx.Err() == nil {
-				e.logger.Warn("portal sweep failed", "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
 	})
+	// Expired sessions and links, old throttle counts and year-old audit entries go once
+	// an hour, on one server at a time.
+	if err := srv.jobs.Register(jobs.Job{Name: "portal_sweep", Interval: time.Hour, Run: ps.Sweep}); err != nil {
+		return err
+	}
 	srv.shutdown = append([]func(){func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

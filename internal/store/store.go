@@ -237,4 +237,7 @@ type Querier interface {
 	// that had a delivery of it: a pending delivery is made due, a finished one gets a
 	// new pending delivery. It returns how many are due. ErrNotFound for an unknown event.
 	DeliveryRedeliver(ctx context.Context, p DeliveryRedeliverParams) (int, error)
+
+	// Job leases and retention deletes: maintenance.go.
+	Maintenance
 }

@@ -35,6 +35,13 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Job leases and retention deletes: maintenance.go.
+		"JobLeases":          exerciseJobLeases,
+		"EventPrune":         exerciseEventPrune,
+		"SubscriptionPrune":  exerciseSubscriptionPrune,
+		"PrebookPrune":       exercisePrebookPrune,
+		"IdempotencyPrune":   exerciseIdempotencyPrune,
+		"SigningSecretPrune": exerciseSigningSecretPrune,
 		// The portal: portal.go.
 		"PartnerStatus":     exercisePartnerStatus,
 		"PortalUsers":       exercisePortalUsers,
