@@ -164,6 +164,10 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 	if err != nil {
 		return nil, err
 	}
+	if p.Status != tradewind.PartnerActive { // a portal sign-up has no API access until approved
+		s.logger.InfoContext(ctx, "key of a partner that is not active", "key_id", k.ID, "partner_status", p.Status)
+		return nil, errUnauthorized
+	}
 	return &booking.Caller{Partner: p, Key: k}, nil
 }
 

@@ -87,8 +87,17 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	Offset    int
-	Limit     int // 0: no limit
+	// The filters of the portal's Bookings page, which the API's GET /bookings reuses.
+	Test          *bool                 // nil: both modes
+	ProductType   tradewind.ProductType // "": every product
+	Search        string                // case-insensitive part of the reference, partner reference or guest
+	CreatedFrom   time.Time             // inclusive; zero: no bound
+	CreatedBefore time.Time             // exclusive; zero: no bound
+	StartFrom     string                // first day of service on or after (YYYY-MM-DD)
+	StartTo       string                // first day of service on or before
+	BeforeID      int64                 // keyset paging: only bookings with a smaller id
+	Offset        int
+	Limit         int // 0: no limit
 }
 
 // BookingSetStatusParams move booking ID from one of the From states to Status at At;
@@ -110,10 +119,14 @@ type Subscription struct {
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
+	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
+	// way); set by SubscriptionGet.
+	NextSecretFrom time.Time
 }
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
+	PortalQuerier // portal.go
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
 	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.
