@@ -35,13 +35,14 @@ type serveCmd struct {
 	TLSKey               string `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
 	ClientCA             string `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
 	TrustedProxies       string `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
-	Redis                string `name:"redis" help:"Share rate limits between servers through Redis (redis://host:6379/0)."`
+	Redis                string `name:"redis" help:"Share rate limits and replay records of signed requests between servers through Redis (redis://host:6379/0)."`
 	WebhookAllowPrivate  bool   `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
 	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
 	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
 	PortalAddr           string `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
 	PortalMaxPending     int    `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
+	InsecurePlainHTTP    bool   `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
 
 // serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.
@@ -53,6 +54,7 @@ var serveEnvFlags = []struct {
 	{"trusted-proxies", false}, {"redis", false}, {"webhook-allow-private", true},
 	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
 	{"portal-addr", false}, {"portal-max-pending", false},
+	{"insecure-plain-http", true},
 }
 
 // withServeEnv adds the serve flags given by the environment and not on the command line,
@@ -110,6 +112,9 @@ func parseLevel(s string) slog.Level {
 
 func (c *serveCmd) Run(e *env) error {
 	e.logger = slog.New(httpapi.LogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: parseLevel(c.LogLevel)})))
+	if err := c.checkPlainHTTP(); err != nil {
+		return err
+	}
 	st, err := database.Open(e.ctx, e.cli.DB)
 	if err != nil {
 		return err
@@ -244,6 +249,7 @@ func (s *server) httpServer(e *env, h http.Handler) *http.Server {
 func (s *server) run(e *env) error {
 	ln := s.ln
 	hs := s.httpServer(e, s.handler)
+	httpapi.ConfigureServer(hs) // header limit and OPTIONS * answered in the envelope
 	scheme := "http"
 	if s.tls {
 		scheme = "https"

@@ -196,6 +196,14 @@ type Querier interface {
 	// another transaction holds or committed it (PostgreSQL waits for the holder).
 	IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error
 
+	// SignatureRecord records an accepted request signature, in one statement; false when
+	// the partner's signature is recorded already (a replay), even if the record expired
+	// (an expired signature no longer verifies, so the question never arises).
+	SignatureRecord(ctx context.Context, p SignatureRecordParams) (bool, error)
+	// SignatureDeleteExpired deletes up to p.Limit records expired at p.Now and returns
+	// how many it deleted.
+	SignatureDeleteExpired(ctx context.Context, p SignatureDeleteExpiredParams) (int64, error)
+
 	// PrebookCreate inserts p.
 	PrebookCreate(ctx context.Context, p *tradewind.Prebook) error
 	// PrebookGet returns the prebook. ErrNotFound.

@@ -35,6 +35,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Replay records of request signatures: replays.go.
+		"SignatureReplays": exerciseSignatureReplays,
 		// Job leases and retention deletes: maintenance.go.
 		"JobLeases":          exerciseJobLeases,
 		"EventPrune":         exerciseEventPrune,
