@@ -24,6 +24,9 @@ const (
 	HeaderTimestamp = "X-Partner-Timestamp"
 	// HeaderSignature carries the hex HMAC-SHA256 of "<timestamp>.<raw_body>".
 	HeaderSignature = "X-Partner-Signature"
+	// HeaderSignatureNext carries, for 24 hours after the partner rolled the
+	// subscription's secret, the same signature made with the new secret.
+	HeaderSignatureNext = "X-Partner-Signature-Next"
 )
 
 // DefaultWebhookTolerance is the largest accepted distance between a delivery's timestamp and now.
@@ -53,6 +56,8 @@ type WebhookEvent struct {
 	CreatedAt time.Time       `json:"created_at"` // when the event happened, not when it was sent
 	Partner   string          `json:"partner"`    // the partner identifier
 	Data      json.RawMessage `json:"data"`       // the event's payload; its shape depends on Type
+	// TestEvent is true for a sample sent with the portal's "Send test event".
+	TestEvent bool `json:"test_event,omitempty"`
 }
 
 // SignWebhook returns the hex HMAC-SHA256, keyed with secret, of "<timestamp>.<body>".
@@ -72,6 +77,9 @@ func mac(secret, timestamp string, body []byte) []byte {
 // a timestamp at most tolerance (DefaultWebhookTolerance when 0 or less) away from now.
 //
 // The comparison is constant-time. The signed string uses the timestamp exactly as sent.
+// The signature made with secret may be in X-Partner-Signature or, during the 24 hours
+// after the subscription's secret was rolled, in X-Partner-Signature-Next: a receiver
+// can switch to the new secret at once and keep working when the old one retires.
 func VerifyWebhook(secret string, header http.Header, body []byte, tolerance time.Duration, now time.Time) error {
 	if tolerance <= 0 {
 		tolerance = DefaultWebhookTolerance
@@ -95,11 +103,15 @@ func VerifyWebhook(secret string, header http.Header, body []byte, tolerance tim
 	if secret == "" {
 		return fmt.Errorf("%w: no secret configured", ErrWebhookSignature)
 	}
-	got, err := hex.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, mac(secret, tsText, body)) {
-		return ErrWebhookSignature
+	want := mac(secret, tsText, body)
+	// During a secret roll either header may carry the signature of this secret: the
+	// old secret's in X-Partner-Signature, the new one's in X-Partner-Signature-Next.
+	for _, h := range []string{sig, strings.TrimSpace(header.Get(HeaderSignatureNext))} {
+		if got, err := hex.DecodeString(h); err == nil && h != "" && hmac.Equal(got, want) {
+			return nil
+		}
 	}
-	return nil
+	return ErrWebhookSignature
 }
 
 // ParseWebhook reads r's body (at most MaxWebhookBody bytes), verifies it with VerifyWebhook

@@ -545,13 +545,8 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	f := store.BookingFilter{PartnerID: partnerID, Status: tradewind.BookingStatus(status)}
-	switch f.Status {
-	case tradewind.StatusCompleted:
-		f.Status, f.EndBefore = tradewind.StatusConfirmed, s.today()
-	case tradewind.StatusConfirmed:
-		f.EndFrom = s.today()
-	}
+	f := store.BookingFilter{PartnerID: partnerID}
+	statusFilter(&f, status, s.today())
 	list, _, err := s.Store.BookingList(ctx, f)
 	return list, err
 }

@@ -18,15 +18,19 @@ type Retention struct {
 	// SigningSecrets is how long a rotated request-signing secret is kept after its
 	// overlap ended (it verifies nothing any more).
 	SigningSecrets time.Duration
+	// SignatureReplays is how long a request-signature replay record is kept after it
+	// expired (a signature past its window no longer verifies, so the record guards nothing).
+	SignatureReplays time.Duration
 }
 
 // DefaultRetention is the documented retention.
 var DefaultRetention = Retention{
-	Events:         30 * 24 * time.Hour,
-	Subscriptions:  30 * 24 * time.Hour,
-	Prebooks:       24 * time.Hour,
-	Idempotency:    7 * 24 * time.Hour,
-	SigningSecrets: time.Hour,
+	Events:           30 * 24 * time.Hour,
+	Subscriptions:    30 * 24 * time.Hour,
+	Prebooks:         24 * time.Hour,
+	Idempotency:      7 * 24 * time.Hour,
+	SigningSecrets:   time.Hour,
+	SignatureReplays: time.Minute,
 }
 
 // Retention deletes run in batches of BatchSize rows, one transaction each, so that no
@@ -97,5 +101,9 @@ func RetentionJobs(c RetentionConfig) []Job {
 	add("prebooks", r.Prebooks, store.Querier.PrebookPrune)
 	add("idempotency", r.Idempotency, store.Querier.IdempotencyPrune)
 	add("signing_secrets", r.SigningSecrets, store.Querier.SigningSecretPrune)
+	add("signature_replays", r.SignatureReplays, func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error) {
+		n, err := q.SignatureDeleteExpired(ctx, store.SignatureDeleteExpiredParams{Now: p.Before, Limit: p.Limit})
+		return int(n), err
+	})
 	return out
 }

@@ -28,7 +28,8 @@ func TestRetentionJobs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		want := []string{"retention.events", "retention.subscriptions", "retention.prebooks", "retention.idempotency", "retention.signing_secrets"}
+		want := []string{"retention.events", "retention.subscriptions", "retention.prebooks", "retention.idempotency", "retention.signing_secrets",
+			"retention.signature_replays"}
 		if got := r.Jobs(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("jobs = %v, want %v", got, want)
 		}
@@ -41,6 +42,9 @@ func TestRetentionJobs(t *testing.T) {
 			}
 			if err := st.PrebookCreate(ctx, &tradewind.Prebook{Token: fmt.Sprint("pbk_", i), PartnerID: 1, Mode: "test", Quote: []byte(`{}`),
 				Currency: "EUR", ExpiresAt: at, CreatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.SignatureRecord(ctx, store.SignatureRecordParams{PartnerID: 1, Hash: fmt.Sprint("sig", i), ExpiresAt: at}); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.EventCreate(ctx, &tradewind.Event{ID: fmt.Sprint("evt_", i), PartnerID: 1, Type: tradewind.EventAvailabilityChanged,
@@ -58,6 +62,9 @@ func TestRetentionJobs(t *testing.T) {
 		// Day 4 + 23 h: prebooks that expired on day 0..3 are gone; nothing else is old enough.
 		clock.Set(apitest.Start.AddDate(0, 0, 5).Add(-time.Hour))
 		r.RunDue(ctx)
+		if count("signature_replays") != 0 { // expired on day 0..4, kept a minute after
+			t.Fatalf("after 5 days: signature_replays %d, want 0", count("signature_replays"))
+		}
 		if count("prebooks") != 1 || count("idempotency_keys") != 5 || count("events") != 5 {
 			t.Fatalf("after 5 days: prebooks %d, idempotency %d, events %d; want 1, 5, 5", count("prebooks"), count("idempotency_keys"), count("events"))
 		}
@@ -73,7 +80,8 @@ func TestRetentionJobs(t *testing.T) {
 		if count("events") != 0 || count("idempotency_keys") != 0 || count("prebooks") != 0 {
 			t.Fatalf("after 34 days: events %d, idempotency %d, prebooks %d; want none", count("events"), count("idempotency_keys"), count("prebooks"))
 		}
-		if deleted["retention.events"] != 5 || deleted["retention.prebooks"] != 5 || deleted["retention.idempotency"] != 5 {
+		if deleted["retention.events"] != 5 || deleted["retention.prebooks"] != 5 || deleted["retention.idempotency"] != 5 ||
+			deleted["retention.signature_replays"] != 5 {
 			t.Errorf("deleted = %v", deleted)
 		}
 	})

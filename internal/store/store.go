@@ -87,8 +87,17 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	Offset    int
-	Limit     int // 0: no limit
+	// The filters of the portal's Bookings page, which the API's GET /bookings reuses.
+	Test          *bool                 // nil: both modes
+	ProductType   tradewind.ProductType // "": every product
+	Search        string                // case-insensitive part of the reference, partner reference or guest
+	CreatedFrom   time.Time             // inclusive; zero: no bound
+	CreatedBefore time.Time             // exclusive; zero: no bound
+	StartFrom     string                // first day of service on or after (YYYY-MM-DD)
+	StartTo       string                // first day of service on or before
+	BeforeID      int64                 // keyset paging: only bookings with a smaller id
+	Offset        int
+	Limit         int // 0: no limit
 }
 
 // IdempotencyRecord is what an Idempotency-Key remembers: whose it is, in which mode,
@@ -122,10 +131,14 @@ type Subscription struct {
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
+	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
+	// way); set by SubscriptionGet.
+	NextSecretFrom time.Time
 }
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
+	PortalQuerier // portal.go
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
 	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.
@@ -198,6 +211,14 @@ type Querier interface {
 	IdempotencyClaim(ctx context.Context, r IdempotencyRecord) error
 	// IdempotencyGet returns the record of the partner's key in mode. ErrNotFound.
 	IdempotencyGet(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*IdempotencyRecord, error)
+
+	// SignatureRecord records an accepted request signature, in one statement; false when
+	// the partner's signature is recorded already (a replay), even if the record expired
+	// (an expired signature no longer verifies, so the question never arises).
+	SignatureRecord(ctx context.Context, p SignatureRecordParams) (bool, error)
+	// SignatureDeleteExpired deletes up to p.Limit records expired at p.Now and returns
+	// how many it deleted.
+	SignatureDeleteExpired(ctx context.Context, p SignatureDeleteExpiredParams) (int64, error)
 
 	// PrebookCreate inserts p.
 	PrebookCreate(ctx context.Context, p *tradewind.Prebook) error

@@ -35,6 +35,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Replay records of request signatures: replays.go.
+		"SignatureReplays": exerciseSignatureReplays,
 		// Job leases and retention deletes: maintenance.go.
 		"JobLeases":          exerciseJobLeases,
 		"EventPrune":         exerciseEventPrune,
@@ -42,6 +44,16 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"PrebookPrune":       exercisePrebookPrune,
 		"IdempotencyPrune":   exerciseIdempotencyPrune,
 		"SigningSecretPrune": exerciseSigningSecretPrune,
+		// The portal: portal.go.
+		"PartnerStatus":     exercisePartnerStatus,
+		"PortalUsers":       exercisePortalUsers,
+		"PortalSessions":    exercisePortalSessions,
+		"PortalInvitations": exercisePortalInvitations,
+		"Throttle":          exerciseThrottle,
+		"Audit":             exerciseAudit,
+		"CreditLedger":      exerciseCreditLedger,
+		"BookingFilters":    exerciseBookingFilters,
+		"PortalEvents":      exercisePortalEvents,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
