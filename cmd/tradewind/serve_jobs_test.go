@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -28,7 +29,7 @@ func TestServeRunsRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.IdempotencyClaim(ctx, 1, "old", now.Add(-8*24*time.Hour)); err != nil {
+	if err := st.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "old", CreatedAt: now.Add(-8 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	count := func(query string) int {
