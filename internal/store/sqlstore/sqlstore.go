@@ -34,6 +34,10 @@ type Dialect struct {
 	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
 	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
 	ForUpdateSkipLocked string
+	// CopyFrom, where set, bulk-loads n rows (row(i) gives the values of row i in the
+	// order of columns) into table over the connection of the current transaction
+	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
+	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
 }
 
 // DB is a store.Store over one *sql.DB.
@@ -104,7 +108,14 @@ func (s *DB) InTx(ctx context.Context, fn func(q store.Querier) error) error {
 }
 
 func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The transaction runs on a connection of its own, which the dialect's bulk load
+	// (CopyFrom) reaches through conn.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -113,7 +124,7 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(&queries{db: tx, d: &s.dialect}); err != nil {
+	if err = fn(&queries{db: tx, d: &s.dialect, conn: conn}); err != nil {
 		return err
 	}
 	if err = tx.Commit(); err != nil {
@@ -127,12 +138,14 @@ type dbtx interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 // queries implements store.Querier on a database or a transaction.
 type queries struct {
-	db dbtx
-	d  *Dialect
+	db   dbtx
+	d    *Dialect
+	conn *sql.Conn // the transaction's connection; nil outside a transaction
 }
 
 // interpret translates native errors into the store's sentinels.
