@@ -20,8 +20,9 @@ const (
 	idBatch        = 1000 // ids per IN list
 )
 
-// valuesList returns "($from, …), (…), …": rows groups of cols numbered parameters.
-func valuesList(rows, cols int) string {
+// valuesList returns "($1, …), (…), …": rows groups of cols numbered parameters, or of
+// "?" when anonymous.
+func valuesList(rows, cols int, anonymous bool) string {
 	var b strings.Builder
 	b.Grow(rows * cols * 7)
 	n := 1
@@ -34,7 +35,11 @@ func valuesList(rows, cols int) string {
 			if c > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "$%d", n)
+			if anonymous {
+				b.WriteByte('?')
+			} else {
+				fmt.Fprintf(&b, "$%d", n)
+			}
 			n++
 		}
 		b.WriteByte(')')
@@ -63,13 +68,13 @@ func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, 
 		switch {
 		case m == per && n > per:
 			if full == nil {
-				if full, err = q.db.PrepareContext(ctx, prefix+valuesList(per, cols)+suffix); err != nil {
+				if full, err = q.db.PrepareContext(ctx, prefix+valuesList(per, cols, q.d.Anonymous)+suffix); err != nil {
 					return q.interpret(err)
 				}
 			}
 			_, err = full.ExecContext(ctx, args...)
 		default:
-			_, err = q.db.ExecContext(ctx, prefix+valuesList(m, cols)+suffix, args...)
+			_, err = q.db.ExecContext(ctx, prefix+valuesList(m, cols, q.d.Anonymous)+suffix, args...)
 		}
 		if err != nil {
 			return q.interpret(err)

@@ -34,6 +34,10 @@ type Dialect struct {
 	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
 	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
 	ForUpdateSkipLocked string
+	// Anonymous makes bulk multi-row statements bind "?" rather than "$N": modernc
+	// SQLite looks each numbered parameter up by a linear scan, which makes a statement
+	// of thousands of them quadratic.
+	Anonymous bool
 	// CopyFrom, where set, bulk-loads n rows (row(i) gives the values of row i in the
 	// order of columns) into table over the connection of the current transaction
 	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
