@@ -189,7 +189,7 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 			storedRows[r.ItemID] = append(storedRows[r.ItemID], r)
 		}
 	}
-	var changed, docRows []store.InventoryRow
+	var added, changed, docRows []store.InventoryRow
 	var putItems []*store.Item
 	newUnits := map[string][]int64{} // units of the document without stored rows of their item
 	for i := range batch {
@@ -213,7 +213,7 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 			}
 		}
 		docRows = im.names.expand(docRows[:0], st)
-		changed, out[i].from, out[i].to = diffInventory(changed, mine, docRows, out[i].recordChanged)
+		added, changed, out[i].from, out[i].to = diffInventory(added, changed, mine, docRows, out[i].recordChanged)
 		putItems = append(putItems, &st.item)
 	}
 	// A unit new to its item may belong to another: ask the store, before writing.
@@ -236,10 +236,15 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 	if err := tx.ItemPutMany(ctx, putItems); err != nil {
 		return err
 	}
+	// New rows cannot meet a stored one: this item's were all read, and no other item
+	// owns its units. They are inserted (COPY straight into the table on PostgreSQL).
+	if err := tx.InventoryInsert(ctx, added); err != nil {
+		return err
+	}
 	if err := tx.InventoryPut(ctx, changed); err != nil {
 		return err
 	}
-	im.rows += len(changed)
+	im.rows += len(added) + len(changed)
 	for i := range batch {
 		st, o := &batch[i], out[i]
 		switch {

@@ -204,10 +204,11 @@ func (n dayNames) expand(out []store.InventoryRow, st *stagedItem) []store.Inven
 }
 
 // diffInventory compares an item's rows from the document with its stored rows: it
-// appends to changed the rows whose capacity or price differ or that are new, and the
-// stored rows the document dropped, closed (capacity 0); from..to spans the changed days,
-// or every day of the item when its record changed ("" when nothing changed).
-func diffInventory(changed, stored, doc []store.InventoryRow, recordChanged bool) (_ []store.InventoryRow, from, to string) {
+// appends to added the rows not stored yet, to changed the stored rows whose capacity or
+// price differ and the stored rows the document dropped, closed (capacity 0); from..to
+// spans the changed days, or every day of the item when its record changed ("" when
+// nothing changed).
+func diffInventory(added, changed, stored, doc []store.InventoryRow, recordChanged bool) (_, _ []store.InventoryRow, from, to string) {
 	widen := func(day string) {
 		if from == "" || day < from {
 			from = day
@@ -216,11 +217,11 @@ func diffInventory(changed, stored, doc []store.InventoryRow, recordChanged bool
 			to = day
 		}
 	}
-	if len(stored) == 0 { // a new item: everything is a change
+	if len(stored) == 0 { // a new item: everything is added
 		for _, r := range doc {
 			widen(r.Day)
 		}
-		return append(changed, doc...), from, to
+		return append(added, doc...), changed, from, to
 	}
 	type key struct {
 		unit int64
@@ -237,10 +238,14 @@ func diffInventory(changed, stored, doc []store.InventoryRow, recordChanged bool
 		if recordChanged {
 			widen(r.Day)
 		}
-		if ok && o.Capacity == r.Capacity && o.Price == r.Price {
+		switch {
+		case !ok:
+			added = append(added, r)
+		case o.Capacity != r.Capacity || o.Price != r.Price:
+			changed = append(changed, r)
+		default:
 			continue
 		}
-		changed = append(changed, r)
 		widen(r.Day)
 	}
 	for _, o := range stored { // dropped from the document: close the day
@@ -250,5 +255,5 @@ func diffInventory(changed, stored, doc []store.InventoryRow, recordChanged bool
 			widen(o.Day)
 		}
 	}
-	return changed, from, to
+	return added, changed, from, to
 }

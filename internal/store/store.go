@@ -156,6 +156,9 @@ type Querier interface {
 
 	// InventoryList returns the rows matching q, ordered by unit and day.
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
+	// InventoryInsert inserts rows that do not exist yet, in bulk (COPY on PostgreSQL,
+	// batched multi-row statements on SQLite); ErrConflict when one does.
+	InventoryInsert(ctx context.Context, rows []InventoryRow) error
 	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold,
 	// in bulk (COPY on PostgreSQL, batched multi-row statements on SQLite). No two rows
 	// may share kind, unit and day.

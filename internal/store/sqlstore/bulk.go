@@ -161,6 +161,29 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 	return nil
 }
 
+func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow) error {
+	var err error
+	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
+		err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
+		err = q.interpret(err)
+	} else {
+		err = q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `, "",
+			len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
+				return inventoryValues(args, &rows[i])
+			})
+	}
+	if err != nil {
+		return fmt.Errorf("inventory insert: %w", err)
+	}
+	return nil
+}
+
+// inventoryRow returns the CopyFrom row function of rows; it reuses one slice.
+func inventoryRow(rows []store.InventoryRow) func(i int) []any {
+	buf := make([]any, 0, len(inventoryColumns))
+	return func(i int) []any { return inventoryValues(buf[:0], &rows[i]) }
+}
+
 // inventoryCopy loads rows into a session-local staging table with COPY, which cannot
 // upsert, then merges them into inventory with one INSERT … ON CONFLICT.
 func (q *queries) inventoryCopy(ctx context.Context, rows []store.InventoryRow) error {
@@ -169,10 +192,7 @@ func (q *queries) inventoryCopy(ctx context.Context, rows []store.InventoryRow) 
 		capacity INTEGER NOT NULL, price BIGINT NOT NULL) ON COMMIT DELETE ROWS`); err != nil {
 		return q.interpret(err)
 	}
-	buf := make([]any, 0, len(inventoryColumns))
-	err := q.d.CopyFrom(ctx, q.conn, "inventory_load", inventoryColumns, len(rows), func(i int) []any {
-		return inventoryValues(buf[:0], &rows[i])
-	})
+	err := q.d.CopyFrom(ctx, q.conn, "inventory_load", inventoryColumns, len(rows), inventoryRow(rows))
 	if err != nil {
 		return q.interpret(err)
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -52,8 +53,15 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			inv = append(inv, store.InventoryRow{Kind: store.UnitRoom, UnitID: u, ItemID: 1, Day: day, Capacity: 3, Price: 100})
 		}
 	}
-	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryPut(ctx, inv) }); err != nil {
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, inv) }); err != nil {
 		t.Fatal(err)
+	}
+	// Inserting a row that exists is a conflict, in bulk (COPY) or not.
+	for _, n := range []int{1, len(inv)} {
+		err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, inv[len(inv)-n:]) })
+		if !errors.Is(err, store.ErrConflict) {
+			t.Errorf("InventoryInsert of %d existing rows = %v, want ErrConflict", n, err)
+		}
 	}
 	if ok, err := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
