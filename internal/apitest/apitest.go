@@ -75,6 +75,10 @@ type Env struct {
 // Option changes the server configuration before it starts.
 type Option func(*httpapi.Config)
 
+// AllowPrivateWebhooks accepts webhook subscriptions to loopback receivers, as serve
+// --webhook-allow-private does: test receivers listen on 127.0.0.1.
+func AllowPrivateWebhooks(c *httpapi.Config) { c.Service.WebhookAllowPrivate = true }
+
 // ForEachDB runs fn as a parallel subtest on SQLite and on PostgreSQL.
 func ForEachDB(t *testing.T, fn func(t *testing.T, o storetest.Opener)) {
 	t.Helper()
