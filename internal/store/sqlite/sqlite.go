@@ -34,6 +34,7 @@ var Dialect = sqlstore.Dialect{
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
 	Anonymous:           true,
+	BeforeAnalyze:       "PRAGMA analysis_limit = 1000",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -34,6 +34,9 @@ type Dialect struct {
 	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
 	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
 	ForUpdateSkipLocked string
+	// BeforeAnalyze, when set, runs on the connection of ANALYZE just before it (SQLite:
+	// a sampling limit, without which ANALYZE reads every row of every index).
+	BeforeAnalyze string
 	// Anonymous makes bulk multi-row statements bind "?" rather than "$N": modernc
 	// SQLite looks each numbered parameter up by a linear scan, which makes a statement
 	// of thousands of them quadratic.
@@ -85,7 +88,17 @@ func (s *DB) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Analyze refreshes the planner's statistics; both databases accept a bare ANALYZE.
 func (s *DB) Analyze(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, "ANALYZE")
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if s.dialect.BeforeAnalyze != "" {
+		if _, err := conn.ExecContext(ctx, s.dialect.BeforeAnalyze); err != nil {
+			return err
+		}
+	}
+	_, err = conn.ExecContext(ctx, "ANALYZE")
 	return err
 }
 
