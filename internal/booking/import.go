@@ -1,259 +1,332 @@
 package booking
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
+	"bytes"
+	"context"
 	"fmt"
-	"time"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// The import pipeline's pure parts: staging a document's items without expanding their
-// inventory, the inventory fingerprint that lets a re-import skip unchanged items, the
-// expansion of ranges into day rows, and the diff against the stored rows.
-
-// dayRange is one inventory range of a unit: every day start..end (inclusive) offers
-// capacity units at price (0 where the unit is not priced per day).
-type dayRange struct {
-	start, end string
-	capacity   int
-	price      int64
+// ImportReport says what a catalog import changed.
+type ImportReport struct {
+	Created   int `json:"created"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Events    int `json:"events"`
 }
 
-// unitRanges is one inventory unit of an item (room, activity, space, departure or open
-// package) with its ranges in document order: where they overlap the later wins.
-type unitRanges struct {
-	id     int64
-	ranges []dayRange
+// ImportOptions tune ImportCatalogWith.
+type ImportOptions struct {
+	// Progress, when set, is called after every batch of items, in the transaction.
+	Progress func(ImportProgress)
 }
 
-// stagedItem is one catalog item ready to store: its record (with the fingerprint of
-// its inventory) and its inventory as ranges, expanded only when it must be compared.
-type stagedItem struct {
-	item     store.Item
-	unitKind string
-	units    []unitRanges
+// ImportProgress says how far an import is.
+type ImportProgress struct {
+	Items, Total int // items compared so far, of the document's
+	Rows         int // inventory rows written so far
 }
 
-// fingerprint hashes the unit kind and ranges: equal fingerprints mean equal inventory.
-func fingerprint(unitKind string, units []unitRanges) string {
-	b := make([]byte, 0, 64)
-	b = append(b, unitKind...)
-	for _, u := range units {
-		b = binary.AppendVarint(append(b, 'u'), u.id)
-		for _, r := range u.ranges {
-			b = append(append(append(b, 'r'), r.start...), r.end...)
-			b = binary.AppendVarint(b, int64(r.capacity))
-			b = binary.AppendVarint(b, r.price)
-		}
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
+// importBatch is the number of items compared and written together: it bounds the
+// inventory held in memory (about 500 × 3 units × 365 days, twice) and the statements.
+const importBatch = 500
+
+// ImportCatalog validates doc and upserts every item in one transaction: importing the
+// same document twice changes nothing; a room, space or departure id that already has
+// inventory of another item refuses the whole import with a *catalog.ValidationError; a changed item emits availability.changed for
+// its changed dates to every partner subscribed to that event. Inventory already sold
+// is kept; a night dropped from the document is closed (capacity 0), never deleted.
+func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (ImportReport, error) {
+	return s.ImportCatalogWith(ctx, doc, ImportOptions{})
 }
 
-// stageItems turns the items of doc into staged items, hotels, activities, rentals then
-// packages, each in document order.
-func stageItems(doc *catalog.Document) ([]stagedItem, error) {
-	out := make([]stagedItem, 0, len(doc.Hotels)+len(doc.Activities)+len(doc.Rentals)+len(doc.Packages))
-	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind string, units []unitRanges) error {
-		data, err := json.Marshal(rec)
-		if err != nil {
-			return fmt.Errorf("%s %d: %w", kind, id, err)
-		}
-		out = append(out, stagedItem{
-			item:     store.Item{Kind: kind, ID: id, CityKey: cityKey(city), Data: data, InventoryHash: fingerprint(unitKind, units)},
-			unitKind: unitKind, units: units,
-		})
-		return nil
+// ImportCatalogWith is ImportCatalog with options. It works in batches of items: it
+// reads the batch's stored records, then the stored inventory only of the items whose
+// record or inventory fingerprint changed, diffs it in memory and writes the changes in
+// bulk, so a re-import costs what it changes, not the catalog's size.
+func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, o ImportOptions) (rep ImportReport, err error) {
+	defer wrap(&err, "import catalog")
+	if problems := doc.Validate(); len(problems) > 0 {
+		return rep, &catalog.ValidationError{Problems: problems}
 	}
-	for _, h := range doc.Hotels {
-		rec := h
-		rec.Rooms = make([]catalog.Room, len(h.Rooms))
-		units := make([]unitRanges, len(h.Rooms))
-		for i, r := range h.Rooms {
-			u := unitRanges{id: r.ID, ranges: make([]dayRange, len(r.Inventory))}
-			for j, n := range r.Inventory {
-				u.ranges[j] = dayRange{n.Start, n.End, n.Allotment, n.Price}
-			}
-			units[i] = u
-			r.Inventory = nil
-			rec.Rooms[i] = r
-		}
-		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, store.UnitRoom, units); err != nil {
-			return nil, err
-		}
-	}
-	for _, a := range doc.Activities {
-		u := unitRanges{id: a.ID, ranges: make([]dayRange, len(a.Availability))}
-		for j, n := range a.Availability {
-			u.ranges[j] = dayRange{start: n.Start, end: n.End, capacity: n.Capacity}
-		}
-		rec := a
-		rec.Availability = nil
-		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, store.UnitActivity, []unitRanges{u}); err != nil {
-			return nil, err
-		}
-	}
-	for _, r := range doc.Rentals {
-		rec := r
-		rec.Spaces = make([]catalog.Space, len(r.Spaces))
-		units := make([]unitRanges, len(r.Spaces))
-		for i, sp := range r.Spaces {
-			u := unitRanges{id: sp.ID, ranges: make([]dayRange, len(sp.Availability))}
-			for j, n := range sp.Availability {
-				u.ranges[j] = dayRange{n.Start, n.End, 1, n.Price}
-			}
-			units[i] = u
-			sp.Availability = nil
-			rec.Spaces[i] = sp
-		}
-		if err := add(tradewind.ProductRental, r.ID, r.City, rec, store.UnitSpace, units); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range doc.Packages {
-		var units []unitRanges
-		kind := store.UnitDeparture
-		if p.Kind == "open" {
-			kind = store.UnitPackageDay
-			u := unitRanges{id: p.ID}
-			for _, n := range p.TravelDates {
-				u.ranges = append(u.ranges, dayRange{start: n.Start, end: n.End, capacity: n.Capacity})
-			}
-			units = append(units, u)
-		}
-		for _, d := range p.Departures {
-			units = append(units, unitRanges{id: d.ID, ranges: []dayRange{{start: d.Date, end: d.Date, capacity: d.Capacity}}})
-		}
-		if err := add(tradewind.ProductPackage, p.ID, p.City, p, kind, units); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// dayNames formats day numbers (days since 1970-01-01) as dates, each once per import.
-type dayNames map[int64]string
-
-func (n dayNames) name(day int64) string {
-	s, ok := n[day]
-	if !ok {
-		s = time.Unix(day*86400, 0).UTC().Format(tradewind.DateLayout)
-		n[day] = s
-	}
-	return s
-}
-
-func dayNumber(date string) (int64, bool) {
-	t, err := time.Parse(tradewind.DateLayout, date)
+	staged, err := stageItems(doc)
 	if err != nil {
-		return 0, false
+		return rep, err
 	}
-	return t.Unix() / 86400, true
+	err = s.Store.InTx(ctx, func(tx store.Querier) error {
+		rep = ImportReport{}
+		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
+		if err != nil {
+			return err
+		}
+		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
+			docOwner: docUnitOwners(staged), owners: map[string]map[int64][]int64{}}
+		for start := 0; start < len(staged); {
+			// A batch holds items of one kind.
+			end := start + 1
+			for end < len(staged) && end-start < importBatch && staged[end].item.Kind == staged[start].item.Kind {
+				end++
+			}
+			if err := im.batch(ctx, staged[start:end]); err != nil {
+				return err
+			}
+			if o.Progress != nil {
+				o.Progress(ImportProgress{Items: end, Total: len(staged), Rows: im.rows})
+			}
+			start = end
+		}
+		// Before any write of a batch, a unit id that already belonged to another item
+		// was noted (it would move that item's inventory, keyed by kind, unit and day,
+		// to this one) and the batch left unwritten; the transaction is rolled back.
+		if problems := unitOwnerProblems(doc, im.owners); len(problems) > 0 {
+			return &catalog.ValidationError{Problems: problems}
+		}
+		return nil
+	})
+	if err == nil && rep.Created+rep.Updated > 0 {
+		// New inventory changes the data's shape: refresh the statistics so that the
+		// planners keep choosing the item index for searches.
+		if aerr := s.Store.Analyze(ctx); aerr != nil {
+			s.Logger.WarnContext(ctx, "analyze after import failed", "err", aerr)
+		}
+	}
+	return rep, err
 }
 
-// expand appends one row per day of the item's units to out, each unit's days in order;
-// where ranges overlap the later wins. A range that is invalid or longer than
-// catalog.MaxRangeDays is skipped, as catalog's own expansion does.
-func (n dayNames) expand(out []store.InventoryRow, st *stagedItem) []store.InventoryRow {
-	type span struct{ from, to int64 }
-	var spans []span
-	var winner []int32
-	for _, u := range st.units {
-		spans = spans[:0]
-		lo, hi := int64(0), int64(-1)
-		for _, r := range u.ranges {
-			f, ok1 := dayNumber(r.start)
-			t, ok2 := dayNumber(r.end)
-			if !ok1 || !ok2 || t < f || t-f+1 > catalog.MaxRangeDays {
-				spans = append(spans, span{1, 0}) // empty
-				continue
-			}
-			spans = append(spans, span{f, t})
-			if hi < lo || f < lo {
-				lo = f
-			}
-			if t > hi {
-				hi = t
-			}
-		}
-		if hi < lo {
+// importer carries one import's transaction and running state.
+type importer struct {
+	svc         *Service
+	tx          store.Querier
+	subscribers []int64
+	rep         *ImportReport
+	names       dayNames
+	rows        int // inventory rows written
+	// docOwner maps unit kind and unit id to the document's item, for the units
+	// (rooms, spaces, departures) that could collide with another item's.
+	docOwner map[string]map[int64]int64
+	// owners collects, by unit kind and unit id, the other items found to own inventory
+	// of the document's units; any entry refuses the import.
+	owners map[string]map[int64][]int64
+}
+
+// ownedUnitKinds are the unit kinds whose ids are not their item's own id.
+var ownedUnitKinds = []string{store.UnitRoom, store.UnitSpace, store.UnitDeparture}
+
+func docUnitOwners(staged []stagedItem) map[string]map[int64]int64 {
+	out := map[string]map[int64]int64{}
+	for _, k := range ownedUnitKinds {
+		out[k] = map[int64]int64{}
+	}
+	for i := range staged {
+		st := &staged[i]
+		m, ok := out[st.unitKind]
+		if !ok {
 			continue
 		}
-		winner = append(winner[:0], make([]int32, hi-lo+1)...)
-		for i, sp := range spans {
-			for d := sp.from; d <= sp.to; d++ {
-				winner[d-lo] = int32(i + 1)
-			}
-		}
-		for off, w := range winner {
-			if w == 0 {
-				continue
-			}
-			r := &u.ranges[w-1]
-			out = append(out, store.InventoryRow{Kind: st.unitKind, UnitID: u.id, ItemID: st.item.ID,
-				Day: n.name(lo + int64(off)), Capacity: r.capacity, Price: r.price})
+		for _, u := range st.units {
+			m[u.id] = st.item.ID
 		}
 	}
 	return out
 }
 
-// diffInventory compares an item's rows from the document with its stored rows: it
-// appends to added the rows not stored yet, to changed the stored rows whose capacity or
-// price differ and the stored rows the document dropped, closed (capacity 0); from..to
-// spans the changed days, or every day of the item when its record changed ("" when
-// nothing changed).
-func diffInventory(added, changed, stored, doc []store.InventoryRow, recordChanged bool) (_, _ []store.InventoryRow, from, to string) {
-	widen := func(day string) {
-		if from == "" || day < from {
-			from = day
-		}
-		if day > to {
-			to = day
+func (im *importer) noteOwner(unitKind string, unit, item int64) {
+	m := im.owners[unitKind]
+	if m == nil {
+		m = map[int64][]int64{}
+		im.owners[unitKind] = m
+	}
+	if !slices.Contains(m[unit], item) {
+		m[unit] = append(m[unit], item)
+	}
+}
+
+// batch compares and writes a batch of items of one kind.
+func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
+	tx := im.tx
+	ids := make([]int64, len(batch))
+	for i := range batch {
+		ids[i] = batch[i].item.ID
+	}
+	stored, err := tx.ItemListByIDs(ctx, batch[0].item.Kind, ids)
+	if err != nil {
+		return err
+	}
+	old := make(map[int64]*store.Item, len(stored))
+	for _, it := range stored {
+		old[it.ID] = it
+	}
+	// What must be compared: items new, changed, or whose inventory fingerprint differs.
+	type outcome struct {
+		existed, recordChanged, compare bool
+		from, to                        string
+	}
+	out := make([]outcome, len(batch))
+	compareIDs := map[string][]int64{} // by unit kind
+	for i := range batch {
+		st := &batch[i]
+		o := old[st.item.ID]
+		out[i].existed = o != nil
+		out[i].recordChanged = o == nil || o.CityKey != st.item.CityKey || !bytes.Equal(o.Data, st.item.Data)
+		out[i].compare = out[i].recordChanged || o.InventoryHash != st.item.InventoryHash
+		if out[i].compare {
+			compareIDs[st.unitKind] = append(compareIDs[st.unitKind], st.item.ID)
 		}
 	}
-	if len(stored) == 0 { // a new item: everything is added
-		for _, r := range doc {
-			widen(r.Day)
+	storedRows := map[int64][]store.InventoryRow{} // by item, each ordered by unit and day
+	for unitKind, ids := range compareIDs {
+		rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: unitKind, ItemIDs: ids, From: "0000-01-01", To: "9999-12-31"})
+		if err != nil {
+			return err
 		}
-		return append(added, doc...), changed, from, to
-	}
-	type key struct {
-		unit int64
-		day  string
-	}
-	existing := make(map[key]store.InventoryRow, len(stored))
-	for _, r := range stored {
-		existing[key{r.UnitID, r.Day}] = r
-	}
-	for _, r := range doc {
-		k := key{r.UnitID, r.Day}
-		o, ok := existing[k]
-		delete(existing, k)
-		if recordChanged {
-			widen(r.Day)
+		for _, r := range rows {
+			storedRows[r.ItemID] = append(storedRows[r.ItemID], r)
 		}
-		switch {
-		case !ok:
-			added = append(added, r)
-		case o.Capacity != r.Capacity || o.Price != r.Price:
-			changed = append(changed, r)
-		default:
+	}
+	var added, changed, docRows []store.InventoryRow
+	var putItems []*store.Item
+	newUnits := map[string][]int64{} // units of the document without stored rows of their item
+	for i := range batch {
+		st := &batch[i]
+		if !out[i].compare {
 			continue
 		}
-		widen(r.Day)
+		mine := storedRows[st.item.ID]
+		if owner, ok := im.docOwner[st.unitKind]; ok {
+			has := map[int64]bool{}
+			for _, r := range mine {
+				has[r.UnitID] = true
+				if want, inDoc := owner[r.UnitID]; inDoc && want != r.ItemID {
+					im.noteOwner(st.unitKind, r.UnitID, r.ItemID)
+				}
+			}
+			for _, u := range st.units {
+				if !has[u.id] {
+					newUnits[st.unitKind] = append(newUnits[st.unitKind], u.id)
+				}
+			}
+		}
+		docRows = im.names.expand(docRows[:0], st)
+		added, changed, out[i].from, out[i].to = diffInventory(added, changed, mine, docRows, out[i].recordChanged)
+		putItems = append(putItems, &st.item)
 	}
-	for _, o := range stored { // dropped from the document: close the day
-		if _, dropped := existing[key{o.UnitID, o.Day}]; dropped && o.Capacity != 0 {
-			o.Capacity = 0
-			changed = append(changed, o)
-			widen(o.Day)
+	// A unit new to its item may belong to another: ask the store, before writing.
+	for unitKind, units := range newUnits {
+		owners, err := tx.InventoryUnitOwners(ctx, unitKind, units)
+		if err != nil {
+			return err
+		}
+		for unit, items := range owners {
+			for _, item := range items {
+				if item != im.docOwner[unitKind][unit] {
+					im.noteOwner(unitKind, unit, item)
+				}
+			}
 		}
 	}
-	return added, changed, from, to
+	if len(im.owners) > 0 {
+		return nil // refused at the end; compare the rest to list every problem
+	}
+	if err := tx.ItemPutMany(ctx, putItems); err != nil {
+		return err
+	}
+	// New rows cannot meet a stored one: this item's were all read, and no other item
+	// owns its units. They are inserted (COPY straight into the table on PostgreSQL).
+	if err := tx.InventoryInsert(ctx, added); err != nil {
+		return err
+	}
+	if err := tx.InventoryPut(ctx, changed); err != nil {
+		return err
+	}
+	im.rows += len(added) + len(changed)
+	for i := range batch {
+		st, o := &batch[i], out[i]
+		switch {
+		case o.from == "" && !o.recordChanged:
+			im.rep.Unchanged++
+			continue
+		case o.existed:
+			im.rep.Updated++
+		default:
+			im.rep.Created++
+		}
+		if o.from == "" {
+			continue // a record change with no inventory to speak of
+		}
+		if err := im.svc.emitAvailabilityChanged(ctx, tx, im.subscribers, st.item.Kind, st.item.ID, o.from, o.to); err != nil {
+			return err
+		}
+		im.rep.Events += len(im.subscribers)
+	}
+	return nil
+}
+
+// docUnit is one inventory unit of a document: its JSON path, id and owning item.
+type docUnit struct {
+	path string
+	id   int64
+	item int64
+}
+
+// unitOwnerProblems returns a problem, in the document's JSON-path style, for every room,
+// space and departure of doc whose id already has inventory that belongs to another item
+// of the same kind ("hotels[0].rooms[0].id: room 100101 already belongs to hotel 1001").
+// Activities and open-package days are their item's own id, so they cannot collide.
+func unitOwnerProblems(doc *catalog.Document, found map[string]map[int64][]int64) []string {
+	var rooms, spaces, departures []docUnit
+	for i, h := range doc.Hotels {
+		for j, r := range h.Rooms {
+			rooms = append(rooms, docUnit{fmt.Sprintf("hotels[%d].rooms[%d].id", i, j), r.ID, h.ID})
+		}
+	}
+	for i, r := range doc.Rentals {
+		for j, sp := range r.Spaces {
+			spaces = append(spaces, docUnit{fmt.Sprintf("rentals[%d].spaces[%d].id", i, j), sp.ID, r.ID})
+		}
+	}
+	for i, p := range doc.Packages {
+		for j, d := range p.Departures {
+			departures = append(departures, docUnit{fmt.Sprintf("packages[%d].departures[%d].id", i, j), d.ID, p.ID})
+		}
+	}
+	var problems []string
+	for _, g := range []struct {
+		kind, unit, item string
+		units            []docUnit
+	}{
+		{store.UnitRoom, "room", "hotel", rooms},
+		{store.UnitSpace, "space", "rental", spaces},
+		{store.UnitDeparture, "departure", "package", departures},
+	} {
+		if len(g.units) == 0 {
+			continue
+		}
+		owners := found[g.kind]
+		if len(owners) == 0 {
+			continue
+		}
+		for _, u := range g.units {
+			slices.Sort(owners[u.id])
+			var others []string
+			for _, item := range owners[u.id] {
+				if item != u.item {
+					others = append(others, strconv.FormatInt(item, 10))
+				}
+			}
+			switch len(others) {
+			case 0:
+			case 1:
+				problems = append(problems, fmt.Sprintf("%s: %s %d already belongs to %s %s", u.path, g.unit, u.id, g.item, others[0]))
+			default:
+				problems = append(problems, fmt.Sprintf("%s: %s %d already belongs to %ss %s", u.path, g.unit, u.id, g.item, strings.Join(others, ", ")))
+			}
+		}
+	}
+	return problems
 }
