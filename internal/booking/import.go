@@ -59,8 +59,9 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 	if err != nil {
 		return rep, err
 	}
+	inserted := 0
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
-		rep = ImportReport{}
+		rep, inserted = ImportReport{}, 0
 		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
 		if err != nil {
 			return err
@@ -87,11 +88,13 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		if problems := unitOwnerProblems(doc, im.owners); len(problems) > 0 {
 			return &catalog.ValidationError{Problems: problems}
 		}
+		inserted = im.inserted
 		return nil
 	})
-	if err == nil && rep.Created+rep.Updated > 0 {
-		// New inventory changes the data's shape: refresh the statistics so that the
-		// planners keep choosing the item index for searches.
+	if err == nil && (rep.Created > 0 || inserted > 0) {
+		// New items and inventory change the data's shape: refresh the statistics so
+		// that the planners keep choosing the item index for searches. Changed
+		// capacities and prices do not, and a large table takes long to analyze.
 		if aerr := s.Store.Analyze(ctx); aerr != nil {
 			s.Logger.WarnContext(ctx, "analyze after import failed", "err", aerr)
 		}
@@ -107,6 +110,7 @@ type importer struct {
 	rep         *ImportReport
 	names       dayNames
 	rows        int // inventory rows written
+	inserted    int // of which new
 	// docOwner maps unit kind and unit id to the document's item, for the units
 	// (rooms, spaces, departures) that could collide with another item's.
 	docOwner map[string]map[int64]int64
@@ -245,6 +249,7 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 		return err
 	}
 	im.rows += len(added) + len(changed)
+	im.inserted += len(added)
 	for i := range batch {
 		st, o := &batch[i], out[i]
 		switch {
