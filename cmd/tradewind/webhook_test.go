@@ -67,7 +67,7 @@ func TestServeDeliversWebhooks(t *testing.T) {
 			p, err := st.PartnerGetByName(context.Background(), "acme")
 			if err == nil {
 				_, err = st.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: p.ID, URL: rcv.URL + "/h",
-					EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: secret, CreatedAt: time.Now()})
+					EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed}, Secret: secret, CreatedAt: time.Now()})
 			}
 			st.Close()
 			if err != nil {

@@ -67,7 +67,7 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 			return err
 		}
 		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
-			docOwner: docUnitOwners(staged), owners: map[string]map[int64][]int64{}}
+			docOwner: docUnitOwners(staged), owners: map[tradewind.UnitKind]map[int64][]int64{}}
 		for start := 0; start < len(staged); {
 			// A batch holds items of one kind.
 			end := start + 1
@@ -113,17 +113,17 @@ type importer struct {
 	inserted    int // of which new
 	// docOwner maps unit kind and unit id to the document's item, for the units
 	// (rooms, spaces, departures) that could collide with another item's.
-	docOwner map[string]map[int64]int64
+	docOwner map[tradewind.UnitKind]map[int64]int64
 	// owners collects, by unit kind and unit id, the other items found to own inventory
 	// of the document's units; any entry refuses the import.
-	owners map[string]map[int64][]int64
+	owners map[tradewind.UnitKind]map[int64][]int64
 }
 
 // ownedUnitKinds are the unit kinds whose ids are not their item's own id.
-var ownedUnitKinds = []string{store.UnitRoom, store.UnitSpace, store.UnitDeparture}
+var ownedUnitKinds = []tradewind.UnitKind{tradewind.UnitRoom, tradewind.UnitSpace, tradewind.UnitDeparture}
 
-func docUnitOwners(staged []stagedItem) map[string]map[int64]int64 {
-	out := map[string]map[int64]int64{}
+func docUnitOwners(staged []stagedItem) map[tradewind.UnitKind]map[int64]int64 {
+	out := map[tradewind.UnitKind]map[int64]int64{}
 	for _, k := range ownedUnitKinds {
 		out[k] = map[int64]int64{}
 	}
@@ -140,7 +140,7 @@ func docUnitOwners(staged []stagedItem) map[string]map[int64]int64 {
 	return out
 }
 
-func (im *importer) noteOwner(unitKind string, unit, item int64) {
+func (im *importer) noteOwner(unitKind tradewind.UnitKind, unit, item int64) {
 	m := im.owners[unitKind]
 	if m == nil {
 		m = map[int64][]int64{}
@@ -172,7 +172,7 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 		from, to                        string
 	}
 	out := make([]outcome, len(batch))
-	compareIDs := map[string][]int64{} // by unit kind
+	compareIDs := map[tradewind.UnitKind][]int64{} // by unit kind
 	for i := range batch {
 		st := &batch[i]
 		o := old[st.item.ID]
@@ -195,7 +195,7 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 	}
 	var added, changed, docRows []store.InventoryRow
 	var putItems []*store.Item
-	newUnits := map[string][]int64{} // units of the document without stored rows of their item
+	newUnits := map[tradewind.UnitKind][]int64{} // units of the document without stored rows of their item
 	for i := range batch {
 		st := &batch[i]
 		if !out[i].compare {
@@ -283,7 +283,7 @@ type docUnit struct {
 // space and departure of doc whose id already has inventory that belongs to another item
 // of the same kind ("hotels[0].rooms[0].id: room 100101 already belongs to hotel 1001").
 // Activities and open-package days are their item's own id, so they cannot collide.
-func unitOwnerProblems(doc *catalog.Document, found map[string]map[int64][]int64) []string {
+func unitOwnerProblems(doc *catalog.Document, found map[tradewind.UnitKind]map[int64][]int64) []string {
 	var rooms, spaces, departures []docUnit
 	for i, h := range doc.Hotels {
 		for j, r := range h.Rooms {
@@ -302,12 +302,13 @@ func unitOwnerProblems(doc *catalog.Document, found map[string]map[int64][]int64
 	}
 	var problems []string
 	for _, g := range []struct {
-		kind, unit, item string
-		units            []docUnit
+		kind       tradewind.UnitKind
+		unit, item string
+		units      []docUnit
 	}{
-		{store.UnitRoom, "room", "hotel", rooms},
-		{store.UnitSpace, "space", "rental", spaces},
-		{store.UnitDeparture, "departure", "package", departures},
+		{tradewind.UnitRoom, "room", "hotel", rooms},
+		{tradewind.UnitSpace, "space", "rental", spaces},
+		{tradewind.UnitDeparture, "departure", "package", departures},
 	} {
 		if len(g.units) == 0 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -70,7 +71,7 @@ func BenchmarkDiffInventory(b *testing.B) {
 func BenchmarkInventoryInsert(b *testing.B) {
 	benchWrite(b, func(rows []store.InventoryRow, i int) {
 		for j := range rows {
-			rows[j].Kind = fmt.Sprint("bench", i) // new keys every time
+			rows[j].Kind = tradewind.UnitKind(fmt.Sprint("bench", i)) // new keys every time
 		}
 	}, store.Querier.InventoryInsert)
 }

@@ -36,12 +36,12 @@ type unitRanges struct {
 // its inventory) and its inventory as ranges, expanded only when it must be compared.
 type stagedItem struct {
 	item     store.Item
-	unitKind string
+	unitKind tradewind.UnitKind
 	units    []unitRanges
 }
 
 // fingerprint hashes the unit kind and ranges: equal fingerprints mean equal inventory.
-func fingerprint(unitKind string, units []unitRanges) string {
+func fingerprint(unitKind tradewind.UnitKind, units []unitRanges) string {
 	b := make([]byte, 0, 64)
 	b = append(b, unitKind...)
 	for _, u := range units {
@@ -60,7 +60,7 @@ func fingerprint(unitKind string, units []unitRanges) string {
 // packages, each in document order.
 func stageItems(doc *catalog.Document) ([]stagedItem, error) {
 	out := make([]stagedItem, 0, len(doc.Hotels)+len(doc.Activities)+len(doc.Rentals)+len(doc.Packages))
-	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind string, units []unitRanges) error {
+	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind tradewind.UnitKind, units []unitRanges) error {
 		data, err := json.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("%s %d: %w", kind, id, err)
@@ -84,7 +84,7 @@ func stageItems(doc *catalog.Document) ([]stagedItem, error) {
 			r.Inventory = nil
 			rec.Rooms[i] = r
 		}
-		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, store.UnitRoom, units); err != nil {
+		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, tradewind.UnitRoom, units); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +95,7 @@ func stageItems(doc *catalog.Document) ([]stagedItem, error) {
 		}
 		rec := a
 		rec.Availability = nil
-		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, store.UnitActivity, []unitRanges{u}); err != nil {
+		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, tradewind.UnitActivity, []unitRanges{u}); err != nil {
 			return nil, err
 		}
 	}
@@ -112,15 +112,15 @@ func stageItems(doc *catalog.Document) ([]stagedItem, error) {
 			sp.Availability = nil
 			rec.Spaces[i] = sp
 		}
-		if err := add(tradewind.ProductRental, r.ID, r.City, rec, store.UnitSpace, units); err != nil {
+		if err := add(tradewind.ProductRental, r.ID, r.City, rec, tradewind.UnitSpace, units); err != nil {
 			return nil, err
 		}
 	}
 	for _, p := range doc.Packages {
 		var units []unitRanges
-		kind := store.UnitDeparture
+		kind := tradewind.UnitDeparture
 		if p.Kind == catalog.PackageOpen {
-			kind = store.UnitPackageDay
+			kind = tradewind.UnitPackageDay
 			u := unitRanges{id: p.ID}
 			for _, n := range p.TravelDates {
 				u.ranges = append(u.ranges, dayRange{start: n.Start, end: n.End, capacity: n.Capacity})

@@ -36,12 +36,12 @@ func TestImportRewritesOnlyChanges(t *testing.T) {
 			if last := progress[len(progress)-1]; len(progress) < 4 || last.Items != total || last.Total != total || last.Rows == 0 {
 				t.Errorf("progress = %+v", progress)
 			}
-			p := &tradewind.Partner{Name: "sub", PricingMode: "net", Currency: "EUR", CreatedAt: apitest.Start}
+			p := &tradewind.Partner{Name: "sub", PricingMode: tradewind.PricingNet, Currency: "EUR", CreatedAt: apitest.Start}
 			if err := st.PartnerCreate(ctx, p); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := st.SubscriptionCreate(ctx, store.SubscriptionCreateParams{PartnerID: p.ID, URL: "https://example.com/h",
-				EventTypes: []string{tradewind.EventAvailabilityChanged}, Secret: "s", CreatedAt: apitest.Start}); err != nil {
+				EventTypes: []tradewind.EventType{tradewind.EventAvailabilityChanged}, Secret: "s", CreatedAt: apitest.Start}); err != nil {
 				t.Fatal(err)
 			}
 			if rep, err := svc.ImportCatalog(ctx, doc); err != nil || rep.Unchanged != total || rep.Events != 0 {
@@ -53,7 +53,7 @@ func TestImportRewritesOnlyChanges(t *testing.T) {
 			h, g := &doc.Hotels[700], &doc.Hotels[1100]
 			room := h.Rooms[0]
 			day := apitest.Day(5)
-			if ok, err := st.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: room.ID, From: day, To: day, Quantity: 1}); err != nil || !ok {
+			if ok, err := st.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: room.ID, From: day, To: day, Quantity: 1}); err != nil || !ok {
 				t.Fatalf("claim = %v, %v", ok, err)
 			}
 			h.Rooms[0].Inventory = append(h.Rooms[0].Inventory, catalog.RoomNights{Start: day, End: day, Allotment: 7, Price: 12345})
@@ -62,11 +62,11 @@ func TestImportRewritesOnlyChanges(t *testing.T) {
 			if err != nil || rep.Updated != 2 || rep.Created != 0 || rep.Unchanged != total-2 || rep.Events != 2 {
 				t.Fatalf("two changed hotels = %+v, %v", rep, err)
 			}
-			got, err := st.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{room.ID}, From: day, To: day})
+			got, err := st.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{room.ID}, From: day, To: day})
 			if err != nil || len(got) != 1 || got[0].Capacity != 7 || got[0].Price != 12345 || got[0].Sold != 1 {
 				t.Errorf("changed night = %+v, %v; want capacity 7, price 12345, sold 1", got, err)
 			}
-			closed, _ := st.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{g.Rooms[0].ID}, From: "0000-01-01", To: "9999-12-31"})
+			closed, _ := st.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{g.Rooms[0].ID}, From: "0000-01-01", To: "9999-12-31"})
 			if len(closed) != gen.Days {
 				t.Fatalf("dropped room has %d rows, want %d kept", len(closed), gen.Days)
 			}
@@ -86,13 +86,13 @@ func TestImportRewritesOnlyChanges(t *testing.T) {
 			if err := st.ItemPutMany(ctx, []*store.Item{it}); err != nil {
 				t.Fatal(err)
 			}
-			if err := st.InventoryPut(ctx, []store.InventoryRow{{Kind: store.UnitRoom, UnitID: room.ID, ItemID: h.ID, Day: day, Capacity: 1, Price: 1}}); err != nil {
+			if err := st.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: room.ID, ItemID: h.ID, Day: day, Capacity: 1, Price: 1}}); err != nil {
 				t.Fatal(err)
 			}
 			if rep, err := svc.ImportCatalog(ctx, doc); err != nil || rep.Updated != 1 || rep.Events != 1 {
 				t.Fatalf("unknown fingerprint = %+v, %v; want the hotel compared and updated", rep, err)
 			}
-			got, _ = st.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{room.ID}, From: day, To: day})
+			got, _ = st.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{room.ID}, From: day, To: day})
 			if len(got) != 1 || got[0].Capacity != 7 || got[0].Price != 12345 || got[0].Sold != 1 {
 				t.Errorf("repaired night = %+v", got)
 			}

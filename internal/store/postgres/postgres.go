@@ -32,7 +32,10 @@ var Dialect = sqlstore.Dialect{
 	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
 	ForUpdate:           " FOR UPDATE",
 	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
-	CopyFrom:            copyFrom,
+	JSONListHas: func(column, param string) string {
+		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
+	},
+	CopyFrom: copyFrom,
 }
 
 // copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the

@@ -33,8 +33,11 @@ var Dialect = sqlstore.Dialect{
 	// statement holds it while it runs: there are no row locks to take.
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
-	Anonymous:           true,
-	BeforeAnalyze:       "PRAGMA analysis_limit = 1000",
+	JSONListHas: func(column, param string) string {
+		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
+	},
+	Anonymous:     true,
+	BeforeAnalyze: "PRAGMA analysis_limit = 1000",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -50,7 +50,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 	for u := int64(100); u < 200; u++ {
 		for d := range 120 {
 			day := fmt.Sprintf("2027-%02d-%02d", 1+d/28, 1+d%28)
-			inv = append(inv, store.InventoryRow{Kind: store.UnitRoom, UnitID: u, ItemID: 1, Day: day, Capacity: 3, Price: 100})
+			inv = append(inv, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: u, ItemID: 1, Day: day, Capacity: 3, Price: 100})
 		}
 	}
 	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, inv) }); err != nil {
@@ -63,7 +63,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			t.Errorf("InventoryInsert of %d existing rows = %v, want ErrConflict", n, err)
 		}
 	}
-	if ok, err := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+	if ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
 	// Two bulk writes in one transaction: capacity and price change, what is sold stays.
@@ -79,7 +79,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: []int64{1}, From: "0000-01-01", To: "9999-12-31"})
+	all, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{1}, From: "0000-01-01", To: "9999-12-31"})
 	if err != nil || len(all) != len(inv) {
 		t.Fatalf("InventoryList = %d rows, %v; want %d", len(all), err, len(inv))
 	}
@@ -95,7 +95,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 	// A failed transaction writes nothing.
 	boom := fmt.Errorf("boom")
 	err = s.InTx(ctx, func(q store.Querier) error {
-		if err := q.InventoryPut(ctx, rows(store.UnitRoom, 100, 1, 9, inv[0].Day)); err != nil {
+		if err := q.InventoryPut(ctx, rows(tradewind.UnitRoom, 100, 1, 9, inv[0].Day)); err != nil {
 			return err
 		}
 		return boom
@@ -103,7 +103,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 	if err != boom {
 		t.Fatalf("InTx = %v, want boom", err)
 	}
-	if r, _ := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{100}, From: inv[0].Day, To: inv[0].Day}); len(r) != 1 || r[0].Capacity != 4 {
+	if r, _ := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{100}, From: inv[0].Day, To: inv[0].Day}); len(r) != 1 || r[0].Capacity != 4 {
 		t.Errorf("after rollback = %+v", r)
 	}
 }
