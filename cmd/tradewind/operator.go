@@ -39,7 +39,7 @@ func (c *catalogImportCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	rep, err := svc.ImportCatalog(e.ctx, doc)
+	rep, err := svc.ImportCatalogWith(e.ctx, doc, booking.ImportOptions{Progress: importProgress(e.stderr, e.clock)})
 	if err != nil {
 		return catalogErr(err)
 	}
@@ -47,6 +47,23 @@ func (c *catalogImportCmd) Run(e *env) error {
 		fmt.Fprintf(w, "Imported: %d created, %d updated, %d unchanged; %d availability.changed events.\n",
 			rep.Created, rep.Updated, rep.Unchanged, rep.Events)
 	})
+}
+
+// importProgress returns a progress callback that, once an import has run for two
+// seconds, writes a line on w at most every second, and ends it when the import is done.
+func importProgress(w io.Writer, clock tradewind.Clock) func(booking.ImportProgress) {
+	start := clock.Now()
+	var last time.Time
+	return func(p booking.ImportProgress) {
+		now := clock.Now()
+		done := p.Items == p.Total
+		if now.Sub(start) < 2*time.Second || (!done && now.Sub(last) < time.Second) {
+			return
+		}
+		last = now
+		fmt.Fprintf(w, "importing: %d/%d items (%d%%), %d inventory rows written, %s\n",
+			p.Items, p.Total, p.Items*100/max(p.Total, 1), p.Rows, now.Sub(start).Round(time.Second))
+	}
 }
 
 // catalogErr lists every problem of a refused catalog; nothing was written.

@@ -1,9 +1,10 @@
 package booking
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,78 +21,255 @@ type ImportReport struct {
 	Events    int `json:"events"`
 }
 
-// stagedItem is one catalog item ready to store: its record and its inventory.
-type stagedItem struct {
-	item     store.Item
-	unitKind tradewind.UnitKind
-	rows     []store.InventoryRow
+// ImportOptions tune ImportCatalogWith.
+type ImportOptions struct {
+	// Progress, when set, is called after every batch of items, in the transaction.
+	Progress func(ImportProgress)
 }
+
+// ImportProgress says how far an import is.
+type ImportProgress struct {
+	Items, Total int // items compared so far, of the document's
+	Rows         int // inventory rows written so far
+}
+
+// importBatch is the number of items compared and written together: it bounds the
+// inventory held in memory (about 500 × 3 units × 365 days, twice) and the statements.
+const importBatch = 500
 
 // ImportCatalog validates doc and upserts every item in one transaction: importing the
 // same document twice changes nothing; a room, space or departure id that already has
 // inventory of another item refuses the whole import with a *catalog.ValidationError; a changed item emits availability.changed for
 // its changed dates to every partner subscribed to that event. Inventory already sold
 // is kept; a night dropped from the document is closed (capacity 0), never deleted.
-func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (rep ImportReport, err error) {
+func (s *Service) ImportCatalog(ctx context.Context, doc *catalog.Document) (ImportReport, error) {
+	return s.ImportCatalogWith(ctx, doc, ImportOptions{})
+}
+
+// ImportCatalogWith is ImportCatalog with options. It works in batches of items: it
+// reads the batch's stored records, then the stored inventory only of the items whose
+// record or inventory fingerprint changed, diffs it in memory and writes the changes in
+// bulk, so a re-import costs what it changes, not the catalog's size.
+func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, o ImportOptions) (rep ImportReport, err error) {
 	defer wrap(&err, "import catalog")
 	if problems := doc.Validate(); len(problems) > 0 {
 		return rep, &catalog.ValidationError{Problems: problems}
 	}
-	staged, err := stage(doc)
+	staged, err := stageItems(doc)
 	if err != nil {
 		return rep, err
 	}
+	inserted := 0
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
-		rep = ImportReport{}
-		// Before any write: a unit id that already belongs to another item would move
-		// that item's inventory (rows are keyed by kind, unit and day) to this one.
-		if problems, err := unitOwnerProblems(ctx, tx, doc); err != nil {
-			return err
-		} else if len(problems) > 0 {
-			return &catalog.ValidationError{Problems: problems}
-		}
+		rep, inserted = ImportReport{}, 0
 		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
 		if err != nil {
 			return err
 		}
-		for _, st := range staged {
-			_, getErr := tx.ItemGet(ctx, st.item.Kind, st.item.ID)
-			existed := getErr == nil
-			dataChanged, err := tx.ItemPut(ctx, &st.item)
-			if err != nil {
+		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
+			docOwner: docUnitOwners(staged), owners: map[tradewind.UnitKind]map[int64][]int64{}}
+		for start := 0; start < len(staged); {
+			// A batch holds items of one kind.
+			end := start + 1
+			for end < len(staged) && end-start < importBatch && staged[end].item.Kind == staged[start].item.Kind {
+				end++
+			}
+			if err := im.batch(ctx, staged[start:end]); err != nil {
 				return err
 			}
-			from, to, err := s.putInventory(ctx, tx, st, dataChanged)
-			if err != nil {
-				return err
+			if o.Progress != nil {
+				o.Progress(ImportProgress{Items: end, Total: len(staged), Rows: im.rows})
 			}
-			switch {
-			case from == "" && !dataChanged:
-				rep.Unchanged++
-				continue
-			case existed:
-				rep.Updated++
-			default:
-				rep.Created++
-			}
-			if from == "" {
-				continue // a record change with no inventory to speak of
-			}
-			if err := s.emitAvailabilityChanged(ctx, tx, subscribers, st.item.Kind, st.item.ID, from, to); err != nil {
-				return err
-			}
-			rep.Events += len(subscribers)
+			start = end
 		}
+		// Before any write of a batch, a unit id that already belonged to another item
+		// was noted (it would move that item's inventory, keyed by kind, unit and day,
+		// to this one) and the batch left unwritten; the transaction is rolled back.
+		if problems := unitOwnerProblems(doc, im.owners); len(problems) > 0 {
+			return &catalog.ValidationError{Problems: problems}
+		}
+		inserted = im.inserted
 		return nil
 	})
-	if err == nil && rep.Created+rep.Updated > 0 {
-		// New inventory changes the data's shape: refresh the statistics so that the
-		// planners keep choosing the item index for searches.
+	if err == nil && (rep.Created > 0 || inserted > 0) {
+		// New items and inventory change the data's shape: refresh the statistics so
+		// that the planners keep choosing the item index for searches. Changed
+		// capacities and prices do not, and a large table takes long to analyze.
 		if aerr := s.Store.Analyze(ctx); aerr != nil {
 			s.Logger.WarnContext(ctx, "analyze after import failed", "err", aerr)
 		}
 	}
 	return rep, err
+}
+
+// importer carries one import's transaction and running state.
+type importer struct {
+	svc         *Service
+	tx          store.Querier
+	subscribers []int64
+	rep         *ImportReport
+	names       dayNames
+	rows        int // inventory rows written
+	inserted    int // of which new
+	// docOwner maps unit kind and unit id to the document's item, for the units
+	// (rooms, spaces, departures) that could collide with another item's.
+	docOwner map[tradewind.UnitKind]map[int64]int64
+	// owners collects, by unit kind and unit id, the other items found to own inventory
+	// of the document's units; any entry refuses the import.
+	owners map[tradewind.UnitKind]map[int64][]int64
+}
+
+// ownedUnitKinds are the unit kinds whose ids are not their item's own id.
+var ownedUnitKinds = []tradewind.UnitKind{tradewind.UnitRoom, tradewind.UnitSpace, tradewind.UnitDeparture}
+
+func docUnitOwners(staged []stagedItem) map[tradewind.UnitKind]map[int64]int64 {
+	out := map[tradewind.UnitKind]map[int64]int64{}
+	for _, k := range ownedUnitKinds {
+		out[k] = map[int64]int64{}
+	}
+	for i := range staged {
+		st := &staged[i]
+		m, ok := out[st.unitKind]
+		if !ok {
+			continue
+		}
+		for _, u := range st.units {
+			m[u.id] = st.item.ID
+		}
+	}
+	return out
+}
+
+func (im *importer) noteOwner(unitKind tradewind.UnitKind, unit, item int64) {
+	m := im.owners[unitKind]
+	if m == nil {
+		m = map[int64][]int64{}
+		im.owners[unitKind] = m
+	}
+	if !slices.Contains(m[unit], item) {
+		m[unit] = append(m[unit], item)
+	}
+}
+
+// batch compares and writes a batch of items of one kind.
+func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
+	tx := im.tx
+	ids := make([]int64, len(batch))
+	for i := range batch {
+		ids[i] = batch[i].item.ID
+	}
+	stored, err := tx.ItemListByIDs(ctx, batch[0].item.Kind, ids)
+	if err != nil {
+		return err
+	}
+	old := make(map[int64]*store.Item, len(stored))
+	for _, it := range stored {
+		old[it.ID] = it
+	}
+	// What must be compared: items new, changed, or whose inventory fingerprint differs.
+	type outcome struct {
+		existed, recordChanged, compare bool
+		from, to                        string
+	}
+	out := make([]outcome, len(batch))
+	compareIDs := map[tradewind.UnitKind][]int64{} // by unit kind
+	for i := range batch {
+		st := &batch[i]
+		o := old[st.item.ID]
+		out[i].existed = o != nil
+		out[i].recordChanged = o == nil || o.CityKey != st.item.CityKey || !bytes.Equal(o.Data, st.item.Data)
+		out[i].compare = out[i].recordChanged || o.InventoryHash != st.item.InventoryHash
+		if out[i].compare {
+			compareIDs[st.unitKind] = append(compareIDs[st.unitKind], st.item.ID)
+		}
+	}
+	storedRows := map[int64][]store.InventoryRow{} // by item, each ordered by unit and day
+	for unitKind, ids := range compareIDs {
+		rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: unitKind, ItemIDs: ids, From: "0000-01-01", To: "9999-12-31"})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			storedRows[r.ItemID] = append(storedRows[r.ItemID], r)
+		}
+	}
+	var added, changed, docRows []store.InventoryRow
+	var putItems []*store.Item
+	newUnits := map[tradewind.UnitKind][]int64{} // units of the document without stored rows of their item
+	for i := range batch {
+		st := &batch[i]
+		if !out[i].compare {
+			continue
+		}
+		mine := storedRows[st.item.ID]
+		if owner, ok := im.docOwner[st.unitKind]; ok {
+			has := map[int64]bool{}
+			for _, r := range mine {
+				has[r.UnitID] = true
+				if want, inDoc := owner[r.UnitID]; inDoc && want != r.ItemID {
+					im.noteOwner(st.unitKind, r.UnitID, r.ItemID)
+				}
+			}
+			for _, u := range st.units {
+				if !has[u.id] {
+					newUnits[st.unitKind] = append(newUnits[st.unitKind], u.id)
+				}
+			}
+		}
+		docRows = im.names.expand(docRows[:0], st)
+		added, changed, out[i].from, out[i].to = diffInventory(added, changed, mine, docRows, out[i].recordChanged)
+		putItems = append(putItems, &st.item)
+	}
+	// A unit new to its item may belong to another: ask the store, before writing.
+	for unitKind, units := range newUnits {
+		owners, err := tx.InventoryUnitOwners(ctx, unitKind, units)
+		if err != nil {
+			return err
+		}
+		for unit, items := range owners {
+			for _, item := range items {
+				if item != im.docOwner[unitKind][unit] {
+					im.noteOwner(unitKind, unit, item)
+				}
+			}
+		}
+	}
+	if len(im.owners) > 0 {
+		return nil // refused at the end; compare the rest to list every problem
+	}
+	if err := tx.ItemPutMany(ctx, putItems); err != nil {
+		return err
+	}
+	// New rows cannot meet a stored one: this item's were all read, and no other item
+	// owns its units. They are inserted (COPY straight into the table on PostgreSQL).
+	if err := tx.InventoryInsert(ctx, added); err != nil {
+		return err
+	}
+	if err := tx.InventoryPut(ctx, changed); err != nil {
+		return err
+	}
+	im.rows += len(added) + len(changed)
+	im.inserted += len(added)
+	for i := range batch {
+		st, o := &batch[i], out[i]
+		switch {
+		case o.from == "" && !o.recordChanged:
+			im.rep.Unchanged++
+			continue
+		case o.existed:
+			im.rep.Updated++
+		default:
+			im.rep.Created++
+		}
+		if o.from == "" {
+			continue // a record change with no inventory to speak of
+		}
+		if err := im.svc.emitAvailabilityChanged(ctx, tx, im.subscribers, st.item.Kind, st.item.ID, o.from, o.to); err != nil {
+			return err
+		}
+		im.rep.Events += len(im.subscribers)
+	}
+	return nil
 }
 
 // docUnit is one inventory unit of a document: its JSON path, id and owning item.
@@ -105,7 +283,7 @@ type docUnit struct {
 // space and departure of doc whose id already has inventory that belongs to another item
 // of the same kind ("hotels[0].rooms[0].id: room 100101 already belongs to hotel 1001").
 // Activities and open-package days are their item's own id, so they cannot collide.
-func unitOwnerProblems(ctx context.Context, q store.Querier, doc *catalog.Document) ([]string, error) {
+func unitOwnerProblems(doc *catalog.Document, found map[tradewind.UnitKind]map[int64][]int64) []string {
 	var rooms, spaces, departures []docUnit
 	for i, h := range doc.Hotels {
 		for j, r := range h.Rooms {
@@ -135,15 +313,12 @@ func unitOwnerProblems(ctx context.Context, q store.Querier, doc *catalog.Docume
 		if len(g.units) == 0 {
 			continue
 		}
-		ids := make([]int64, len(g.units))
-		for i, u := range g.units {
-			ids[i] = u.id
-		}
-		owners, err := q.InventoryUnitOwners(ctx, g.kind, ids)
-		if err != nil {
-			return nil, err
+		owners := found[g.kind]
+		if len(owners) == 0 {
+			continue
 		}
 		for _, u := range g.units {
+			slices.Sort(owners[u.id])
 			var others []string
 			for _, item := range owners[u.id] {
 				if item != u.item {
@@ -159,123 +334,5 @@ func unitOwnerProblems(ctx context.Context, q store.Querier, doc *catalog.Docume
 			}
 		}
 	}
-	return problems, nil
-}
-
-// putInventory writes the item's inventory and returns the range of days whose
-// capacity or price changed (all its days when the record itself changed).
-func (s *Service) putInventory(ctx context.Context, tx store.Querier, st stagedItem, recordChanged bool) (from, to string, err error) {
-	old, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: st.unitKind, ItemIDs: []int64{st.item.ID}, From: "0000-01-01", To: "9999-12-31"})
-	if err != nil {
-		return "", "", err
-	}
-	type key struct {
-		unit int64
-		day  string
-	}
-	existing := make(map[key]store.InventoryRow, len(old))
-	for _, r := range old {
-		existing[key{r.UnitID, r.Day}] = r
-	}
-	var changed []store.InventoryRow
-	widen := func(day string) {
-		if from == "" || day < from {
-			from = day
-		}
-		if day > to {
-			to = day
-		}
-	}
-	for _, r := range st.rows {
-		k := key{r.UnitID, r.Day}
-		o, ok := existing[k]
-		delete(existing, k)
-		if recordChanged {
-			widen(r.Day)
-		}
-		if ok && o.Capacity == r.Capacity && o.Price == r.Price {
-			continue
-		}
-		changed = append(changed, r)
-		widen(r.Day)
-	}
-	for _, o := range existing { // dropped from the document: close the day
-		if o.Capacity != 0 {
-			o.Capacity = 0
-			changed = append(changed, o)
-			widen(o.Day)
-		}
-	}
-	return from, to, tx.InventoryPut(ctx, changed)
-}
-
-// stage turns a document into items and inventory rows.
-func stage(doc *catalog.Document) ([]stagedItem, error) {
-	var out []stagedItem
-	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind tradewind.UnitKind, rows []store.InventoryRow) error {
-		data, err := json.Marshal(rec)
-		if err != nil {
-			return fmt.Errorf("%s %d: %w", kind, id, err)
-		}
-		out = append(out, stagedItem{item: store.Item{Kind: kind, ID: id, CityKey: cityKey(city), Data: data}, unitKind: unitKind, rows: rows})
-		return nil
-	}
-	for _, h := range doc.Hotels {
-		var rows []store.InventoryRow
-		rec := h
-		rec.Rooms = make([]catalog.Room, len(h.Rooms))
-		for i, r := range h.Rooms {
-			for day, n := range r.Nights() {
-				rows = append(rows, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: r.ID, ItemID: h.ID, Day: day, Capacity: n.Allotment, Price: n.Price})
-			}
-			r.Inventory = nil
-			rec.Rooms[i] = r
-		}
-		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, tradewind.UnitRoom, rows); err != nil {
-			return nil, err
-		}
-	}
-	for _, a := range doc.Activities {
-		var rows []store.InventoryRow
-		for day, n := range a.Days() {
-			rows = append(rows, store.InventoryRow{Kind: tradewind.UnitActivity, UnitID: a.ID, ItemID: a.ID, Day: day, Capacity: n})
-		}
-		rec := a
-		rec.Availability = nil
-		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, tradewind.UnitActivity, rows); err != nil {
-			return nil, err
-		}
-	}
-	for _, r := range doc.Rentals {
-		var rows []store.InventoryRow
-		rec := r
-		rec.Spaces = make([]catalog.Space, len(r.Spaces))
-		for i, sp := range r.Spaces {
-			for day, price := range sp.Nights() {
-				rows = append(rows, store.InventoryRow{Kind: tradewind.UnitSpace, UnitID: sp.ID, ItemID: r.ID, Day: day, Capacity: 1, Price: price})
-			}
-			sp.Availability = nil
-			rec.Spaces[i] = sp
-		}
-		if err := add(tradewind.ProductRental, r.ID, r.City, rec, tradewind.UnitSpace, rows); err != nil {
-			return nil, err
-		}
-	}
-	for _, p := range doc.Packages {
-		var rows []store.InventoryRow
-		kind := tradewind.UnitDeparture
-		if p.Kind == catalog.PackageOpen {
-			kind = tradewind.UnitPackageDay
-			for day, n := range p.OpenDays() {
-				rows = append(rows, store.InventoryRow{Kind: kind, UnitID: p.ID, ItemID: p.ID, Day: day, Capacity: n})
-			}
-		}
-		for _, d := range p.Departures {
-			rows = append(rows, store.InventoryRow{Kind: kind, UnitID: d.ID, ItemID: p.ID, Day: d.Date, Capacity: d.Capacity})
-		}
-		if err := add(tradewind.ProductPackage, p.ID, p.City, p, kind, rows); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return problems
 }

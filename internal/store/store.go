@@ -49,6 +49,11 @@ type Item struct {
 	ID      int64
 	CityKey string // lower-case city, the search key
 	Data    []byte
+	// InventoryHash fingerprints the inventory the last catalog import wrote for the
+	// item ("" when unknown), so that a re-import skips reading the inventory of items
+	// whose fingerprint is unchanged. Only ItemPutMany writes it; only imports write
+	// inventory capacity and price.
+	InventoryHash string
 }
 
 // InventoryRow is what one unit offers on one day.
@@ -174,10 +179,20 @@ type Querier interface {
 	ItemGet(ctx context.Context, kind tradewind.ProductType, id int64) (*Item, error)
 	// ItemListByCity returns the items of a kind in a city (lower-case key), by id.
 	ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*Item, error)
+	// ItemListByIDs returns the stored items of a kind among ids, with their
+	// InventoryHash, in no particular order; missing ids are absent.
+	ItemListByIDs(ctx context.Context, kind tradewind.ProductType, ids []int64) ([]*Item, error)
+	// ItemPutMany inserts or replaces items, InventoryHash included, in batched statements.
+	ItemPutMany(ctx context.Context, items []*Item) error
 
 	// InventoryList returns the rows matching q, ordered by unit and day.
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
-	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold.
+	// InventoryInsert inserts rows that do not exist yet, in bulk (COPY on PostgreSQL,
+	// batched multi-row statements on SQLite); ErrConflict when one does.
+	InventoryInsert(ctx context.Context, rows []InventoryRow) error
+	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold,
+	// in bulk (COPY on PostgreSQL, batched multi-row statements on SQLite). No two rows
+	// may share kind, unit and day.
 	InventoryPut(ctx context.Context, rows []InventoryRow) error
 	// InventoryUnitOwners returns, for each of unitIDs that has inventory of kind, the
 	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids

@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"github.com/pressly/goose/v3"
 
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
@@ -34,6 +35,21 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
 	},
+	CopyFrom: copyFrom,
+}
+
+// copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the
+// transaction conn holds.
+func copyFrom(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("postgres: copy: connection is %T, not pgx", dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, columns,
+			pgx.CopyFromSlice(n, func(i int) ([]any, error) { return row(i), nil }))
+		return err
+	})
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

@@ -109,29 +109,6 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 	return out, nil
 }
 
-func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
-	const per = 400
-	for start := 0; start < len(rows); start += per {
-		chunk := rows[start:min(start+per, len(rows))]
-		var b strings.Builder
-		args := make([]any, 0, len(chunk)*6)
-		for i, r := range chunk {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(" + placeholders(len(args)+1, 6) + ")")
-			args = append(args, r.Kind, r.UnitID, r.ItemID, r.Day, r.Capacity, r.Price)
-		}
-		_, err := q.exec(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `+b.String()+`
-			ON CONFLICT (kind, unit_id, day) DO UPDATE SET item_id = excluded.item_id,
-			capacity = excluded.capacity, price = excluded.price`, args...)
-		if err != nil {
-			return fmt.Errorf("inventory put: %w", err)
-		}
-	}
-	return nil
-}
-
 func (q *queries) InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	// Chunked like InventoryList; the primary key (kind, unit_id, day) serves the lookup.

@@ -38,6 +38,17 @@ type Dialect struct {
 	// JSONListHas is a condition true when the JSON array of strings in column holds
 	// the text parameter param (e.g. "$1"): how a list column is searched.
 	JSONListHas func(column, param string) string
+	// BeforeAnalyze, when set, runs on the connection of ANALYZE just before it (SQLite:
+	// a sampling limit, without which ANALYZE reads every row of every index).
+	BeforeAnalyze string
+	// Anonymous makes bulk multi-row statements bind "?" rather than "$N": modernc
+	// SQLite looks each numbered parameter up by a linear scan, which makes a statement
+	// of thousands of them quadratic.
+	Anonymous bool
+	// CopyFrom, where set, bulk-loads n rows (row(i) gives the values of row i in the
+	// order of columns) into table over the connection of the current transaction
+	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
+	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
 }
 
 // DB is a store.Store over one *sql.DB.
@@ -92,7 +103,17 @@ func (s *DB) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // Analyze refreshes the planner's statistics; both databases accept a bare ANALYZE.
 func (s *DB) Analyze(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, "ANALYZE")
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if s.dialect.BeforeAnalyze != "" {
+		if _, err := conn.ExecContext(ctx, s.dialect.BeforeAnalyze); err != nil {
+			return err
+		}
+	}
+	_, err = conn.ExecContext(ctx, "ANALYZE")
 	return err
 }
 
@@ -119,7 +140,14 @@ func (s *DB) InTx(ctx context.Context, fn func(q store.Querier) error) error {
 }
 
 func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The transaction runs on a connection of its own, which the dialect's bulk load
+	// (CopyFrom) reaches through conn.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -128,7 +156,7 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(&queries{db: tx, d: &s.dialect}); err != nil {
+	if err = fn(&queries{db: tx, d: &s.dialect, conn: conn}); err != nil {
 		return err
 	}
 	if err = tx.Commit(); err != nil {
@@ -142,12 +170,14 @@ type dbtx interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
 }
 
 // queries implements store.Querier on a database or a transaction.
 type queries struct {
-	db dbtx
-	d  *Dialect
+	db   dbtx
+	d    *Dialect
+	conn *sql.Conn // the transaction's connection; nil outside a transaction
 }
 
 // interpret translates native errors into the store's sentinels.

@@ -21,6 +21,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Items":               exerciseItems,
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
+		"BulkWrites":          exerciseBulkWrites, // bulk.go
 		"Bookings":            exerciseBookings,
 		"Idempotency":         exerciseIdempotency,
 		"Prebooks":            exercisePrebooks,

@@ -1,0 +1,536 @@
+// Command tradewind-bench is the load benchmark of issue 12: it generates a catalog,
+// imports it, starts the partner API in process and a bare net/http handler answering
+// the same bytes, drives both with vegeta on loopback, and prints for every scenario the
+// throughput, p50 and p99 and the ratio to its floor, measured in the same run. The
+// floor of prebook and book is the store's single-row durable commit rate with the same
+// number of writers. It is not part of scripts/test.sh; see docs/performance.md.
+//
+//	go run ./cmd/tradewind-bench --db sqlite --duration 10s
+//	go run ./cmd/tradewind-bench --db postgres --hotels 2000 --activities 500 --rentals 500 --packages 100
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/store/postgres"
+	"github.com/tradewind/tradewind/internal/store/sqlite"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+)
+
+type config struct {
+	db, pgURL, dir                        string
+	hotels, activities, rentals, packages int
+	cities, days                          int
+	seed                                  int64
+	duration                              time.Duration
+	readConns, writeConns                 int
+	only                                  string
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.db, "db", "sqlite", "database: sqlite or postgres")
+	flag.StringVar(&c.pgURL, "pg-url", "postgres://postgres@127.0.0.1:5432/test", "PostgreSQL server; the benchmark (re)creates the database tradewind_bench on it")
+	flag.StringVar(&c.dir, "dir", "", "directory of the SQLite file (default: a temporary one)")
+	flag.IntVar(&c.hotels, "hotels", 20000, "hotels to generate")
+	flag.IntVar(&c.activities, "activities", 5000, "activities to generate")
+	flag.IntVar(&c.rentals, "rentals", 5000, "rentals to generate")
+	flag.IntVar(&c.packages, "packages", 1000, "packages to generate")
+	flag.IntVar(&c.cities, "cities", 20, "cities")
+	flag.IntVar(&c.days, "days", 365, "days of inventory from today")
+	flag.Int64Var(&c.seed, "seed", 7, "catalog seed")
+	flag.DurationVar(&c.duration, "duration", 10*time.Second, "duration of each scenario and of each floor")
+	flag.IntVar(&c.readConns, "read-connections", 32, "connections of search, availability and get-booking scenarios")
+	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
+	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
+	flag.Parse()
+	if err := run(context.Background(), c, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "tradewind-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config, out io.Writer) error {
+	st, cleanup, err := openStore(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: c.hotels, Activities: c.activities, Rentals: c.rentals,
+		Packages: c.packages, Cities: c.cities, Days: c.days, Seed: c.seed, Start: today})
+	svc := booking.New(st, tradewind.SystemClock{}, nil)
+
+	fmt.Fprintf(out, "catalog: %d hotels, %d activities, %d rentals, %d packages, %d days, %d cities; %s\n",
+		c.hotels, c.activities, c.rentals, c.packages, c.days, c.cities, st.Dialect())
+	t0 := time.Now()
+	rep, err := svc.ImportCatalogWith(ctx, doc, booking.ImportOptions{Progress: func(p booking.ImportProgress) {
+		fmt.Fprintf(os.Stderr, "\rimporting: %d/%d items, %d rows, %s   ", p.Items, p.Total, p.Rows, time.Since(t0).Round(time.Second))
+	}})
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	fmt.Fprintf(out, "import: %s (%d created), peak RSS so far %d MB\n", time.Since(t0).Round(100*time.Millisecond), rep.Created, peakRSSMB())
+
+	limit := "1000000000"
+	if _, err := svc.CreatePartner(ctx, "bench", booking.PartnerParams{CreditLimit: &limit}); err != nil {
+		return err
+	}
+	_, secret, err := svc.IssueKey(ctx, "bench", booking.KeyParams{Mode: string(tradewind.ModeLive)})
+	if err != nil {
+		return err
+	}
+	// The partner API as serve builds it, with its request logs (formatted, then discarded).
+	logger := slog.New(httpapi.LogHandler(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	api := httpapi.NewServer(httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}})
+	apiURL, stopAPI, err := serve(api)
+	if err != nil {
+		return err
+	}
+	defer stopAPI()
+	floor := &floorHandler{bodies: map[string][]byte{}}
+	floorURL, stopFloor, err := serve(floor)
+	if err != nil {
+		return err
+	}
+	defer stopFloor()
+
+	b := &bench{c: c, out: out, key: secret, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
+		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
+	results, err := b.scenarios(ctx, st)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t\n", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
+			100*r.success, r.floorRate, ms(r.floorP99), 100*r.rate/r.floorRate)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func peakRSSMB() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss / 1024
+}
+
+// openStore opens a fresh database of the kind asked.
+func openStore(ctx context.Context, c config) (*sqlstore.DB, func(), error) {
+	switch c.db {
+	case "sqlite":
+		dir := c.dir
+		cleanup := func() {}
+		if dir == "" {
+			d, err := os.MkdirTemp("", "tradewind-bench-")
+			if err != nil {
+				return nil, nil, err
+			}
+			dir, cleanup = d, func() { os.RemoveAll(d) }
+		}
+		path := filepath.Join(dir, "bench.db")
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + suffix)
+		}
+		st, err := sqlite.Open(ctx, path)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		return st, func() { st.Close(); cleanup() }, nil
+	case "postgres":
+		admin, err := postgres.Open(ctx, c.pgURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer admin.Close()
+		for _, q := range []string{"DROP DATABASE IF EXISTS tradewind_bench WITH (FORCE)", "CREATE DATABASE tradewind_bench"} {
+			if _, err := admin.SQL().ExecContext(ctx, q); err != nil {
+				return nil, nil, err
+			}
+		}
+		u := c.pgURL
+		if i := strings.LastIndex(u, "/"); i > len("postgres://") {
+			rest := ""
+			if j := strings.Index(u[i:], "?"); j >= 0 {
+				rest = u[i+j:]
+			}
+			u = u[:i] + "/tradewind_bench" + rest
+		}
+		st, err := postgres.Open(ctx, u)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("--db: sqlite or postgres, not %q", c.db)
+}
+
+// serve serves h on a loopback port and returns its base URL.
+func serve(h http.Handler) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+}
+
+// floorHandler is the floor of a read: a bare handler writing the recorded answer of
+// the scenario named by the path, with the same status and content type.
+type floorHandler struct {
+	mu     sync.RWMutex
+	bodies map[string][]byte
+}
+
+func (f *floorHandler) set(name string, body []byte) {
+	f.mu.Lock()
+	f.bodies[name] = body
+	f.mu.Unlock()
+}
+
+func (f *floorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	f.mu.RLock()
+	body := f.bodies[strings.TrimPrefix(r.URL.Path, "/")]
+	f.mu.RUnlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+type result struct {
+	name      string
+	conns     int
+	rate      float64 // successful requests per second
+	p50, p99  time.Duration
+	success   float64
+	floorRate float64
+	floorP99  time.Duration
+}
+
+type bench struct {
+	c        config
+	out      io.Writer
+	key      string
+	api      string
+	floorURL string
+	floor    *floorHandler
+	doc      *catalog.Document
+	day      func(n int) string
+	refs     []string // bookings made by the book scenario
+}
+
+// request is one scenario request.
+type request struct {
+	method, path string
+	body         any
+	header       http.Header
+}
+
+func (b *bench) want(name string) bool {
+	return b.c.only == "" || slices.Contains(strings.Split(b.c.only, ","), name)
+}
+
+// attack drives url with next's requests for the configured duration, conns at a time,
+// as fast as they are answered.
+func (b *bench) attack(name string, conns int, next func() request, base string) vegeta.Metrics {
+	targeter := func(t *vegeta.Target) error {
+		r := next()
+		t.Method, t.URL, t.Header = r.method, base+r.path, r.header.Clone()
+		if t.Header == nil {
+			t.Header = http.Header{}
+		}
+		t.Header.Set(httpapi.HeaderAPIKey, b.key)
+		t.Header.Set("Content-Type", "application/json")
+		t.Body = nil
+		if r.body != nil {
+			data, err := json.Marshal(r.body)
+			if err != nil {
+				return err
+			}
+			t.Body = data
+		}
+		return nil
+	}
+	a := vegeta.NewAttacker(vegeta.Workers(uint64(conns)), vegeta.MaxWorkers(uint64(conns)),
+		vegeta.Connections(conns), vegeta.KeepAlive(true), vegeta.Timeout(30*time.Second))
+	var m vegeta.Metrics
+	for res := range a.Attack(targeter, vegeta.Rate{Freq: 0}, b.c.duration, name) {
+		m.Add(res)
+		if name == "book" && res.Code == http.StatusCreated {
+			var env struct {
+				Data struct {
+					Reference string `json:"reference"`
+				} `json:"data"`
+			}
+			if json.Unmarshal(res.Body, &env) == nil && env.Data.Reference != "" {
+				b.refs = append(b.refs, env.Data.Reference)
+			}
+		}
+	}
+	m.Close()
+	return m
+}
+
+// fetch sends one request to the API and returns the answer.
+func (b *bench) fetch(r request) (int, []byte, error) {
+	var body io.Reader
+	if r.body != nil {
+		data, _ := json.Marshal(r.body)
+		body = strings.NewReader(string(data))
+	}
+	req, err := http.NewRequest(r.method, b.api+r.path, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set(httpapi.HeaderAPIKey, b.key)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	return res.StatusCode, data, err
+}
+
+// read measures a read scenario and its floor: the bare handler answering the bytes
+// the API gave for the scenario's request.
+func (b *bench) read(name string, next func() request) (result, error) {
+	status, body, err := b.fetch(next())
+	if err != nil {
+		return result{}, err
+	}
+	if status != http.StatusOK {
+		return result{}, fmt.Errorf("%s: status %d: %s", name, status, body)
+	}
+	b.floor.set(name, body)
+	fmt.Fprintf(os.Stderr, "%s: %d-byte answer\n", name, len(body))
+	m := b.attack(name, b.c.readConns, next, b.api)
+	f := b.attack(name+"-floor", b.c.readConns, func() request { return request{method: "GET", path: "/" + name} }, b.floorURL)
+	return result{name: name, conns: b.c.readConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
+		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99}, nil
+}
+
+// commitFloor measures single-row durable commits of the store, writers at a time.
+func (b *bench) commitFloor(ctx context.Context, st *sqlstore.DB, writers int) (float64, time.Duration, error) {
+	db := st.SQL()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS bench_commit_floor (id INTEGER NOT NULL, v TEXT NOT NULL)`); err != nil {
+		return 0, 0, err
+	}
+	var n atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	var firstErr error
+	deadline := time.Now().Add(b.c.duration)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := 0; time.Now().Before(deadline); i++ {
+				t := time.Now()
+				if _, err := db.ExecContext(ctx, `INSERT INTO bench_commit_floor (id, v) VALUES ($1, $2)`, w*1_000_000+i, "commit"); err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				mine = append(mine, time.Since(t))
+				n.Add(1)
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return 0, 0, firstErr
+	}
+	slices.Sort(lat)
+	var p99 time.Duration
+	if len(lat) > 0 {
+		p99 = lat[len(lat)*99/100]
+	}
+	return float64(n.Load()) / elapsed.Seconds(), p99, nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// biggestCity returns the city with the most items.
+func biggestCity(cities []string) string {
+	count := map[string]int{}
+	best := ""
+	for _, c := range cities {
+		count[c]++
+		if best == "" || count[c] > count[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error) {
+	d := b.doc
+	var hotelCities, activityCities, rentalCities, packageCities []string
+	for _, h := range d.Hotels {
+		hotelCities = append(hotelCities, h.City)
+	}
+	for _, a := range d.Activities {
+		activityCities = append(activityCities, a.City)
+	}
+	for _, r := range d.Rentals {
+		rentalCities = append(rentalCities, r.City)
+	}
+	for _, p := range d.Packages {
+		packageCities = append(packageCities, p.City)
+	}
+	in, out := b.day(30), b.day(33)
+	fixed := func(r request) func() request { return func() request { return r } }
+	type scenario struct {
+		name string
+		next func() request
+		ok   bool
+	}
+	reads := []scenario{
+		{"hotel-search", fixed(request{method: "POST", path: "/hotels/search",
+			body: map[string]any{"destination": biggestCity(hotelCities), "check_in": in, "check_out": out}}), len(d.Hotels) > 0},
+		{"activity-search", fixed(request{method: "POST", path: "/activities/search",
+			body: map[string]any{"destination": biggestCity(activityCities), "date": in}}), len(d.Activities) > 0},
+		{"rental-search", fixed(request{method: "POST", path: "/rentals/search",
+			body: map[string]any{"destination": biggestCity(rentalCities), "check_in": in, "check_out": out}}), len(d.Rentals) > 0},
+		{"package-search", fixed(request{method: "POST", path: "/packages/search",
+			body: map[string]any{"destination": biggestCity(packageCities)}}), len(d.Packages) > 0},
+	}
+	if len(d.Hotels) > 0 {
+		reads = append(reads, scenario{"hotel-availability", fixed(request{method: "POST", path: "/hotels/availability",
+			body: map[string]any{"hotel_id": d.Hotels[len(d.Hotels)/2].ID, "check_in": in, "check_out": out}}), true})
+	}
+	if len(d.Activities) > 0 {
+		reads = append(reads, scenario{"activity-availability", fixed(request{method: "POST", path: "/activities/availability",
+			body: map[string]any{"activity_id": d.Activities[len(d.Activities)/2].ID, "date": in}}), true})
+	}
+	if len(d.Rentals) > 0 {
+		reads = append(reads, scenario{"rental-availability", fixed(request{method: "POST", path: "/rentals/availability",
+			body: map[string]any{"rental_id": d.Rentals[len(d.Rentals)/2].ID, "check_in": in, "check_out": out}}), true})
+	}
+	for _, p := range d.Packages {
+		if p.Kind != "open" {
+			continue
+		}
+		reads = append(reads, scenario{"package-availability", fixed(request{method: "POST", path: "/packages/availability",
+			body: map[string]any{"package_id": p.ID, "travel_date": in, "adults": 2}}), true})
+		break
+	}
+	var results []result
+	for _, s := range reads {
+		if !s.ok || !b.want(s.name) {
+			continue
+		}
+		r, err := b.read(s.name, s.next)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+
+	// Writes: hotel quotes spread over the catalog (any hotel, room and night in the
+	// first 300 days), so that they rarely meet on a row.
+	if len(d.Hotels) == 0 || !(b.want("prebook") || b.want("book") || b.want("get-booking")) {
+		return results, nil
+	}
+	days := max(1, min(300, b.c.days-2))
+	quote := func() map[string]any {
+		h := d.Hotels[rand.IntN(len(d.Hotels))]
+		room := h.Rooms[rand.IntN(len(h.Rooms))]
+		n := rand.IntN(days)
+		return map[string]any{"product_type": "hotel", "hotel_id": h.ID, "room_id": room.ID,
+			"check_in": b.day(n), "check_out": b.day(n + 1), "rooms": 1, "adults": 1}
+	}
+	floorRate, floorP99, err := b.commitFloor(ctx, st, b.c.writeConns)
+	if err != nil {
+		return nil, fmt.Errorf("commit floor: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "commit floor: %.0f/s, p99 %s\n", floorRate, ms(floorP99))
+	write := func(name string, next func() request) result {
+		m := b.attack(name, b.c.writeConns, next, b.api)
+		if len(m.Errors) > 0 {
+			fmt.Fprintf(os.Stderr, "%s: status codes %v, first errors %v\n", name, m.StatusCodes, m.Errors[:min(3, len(m.Errors))])
+		}
+		return result{name: name, conns: b.c.writeConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
+			success: m.Success, floorRate: floorRate, floorP99: floorP99}
+	}
+	if b.want("prebook") {
+		results = append(results, write("prebook", func() request {
+			return request{method: "POST", path: "/bookings/prebook", body: quote()}
+		}))
+	}
+	var seq atomic.Int64
+	if b.want("book") || b.want("get-booking") {
+		results = append(results, write("book", func() request {
+			body := quote()
+			body["guest"] = map[string]any{"name": "Load Test"}
+			return request{method: "POST", path: "/bookings", body: body,
+				header: http.Header{"Idempotency-Key": {fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), seq.Add(1))}}}
+		}))
+		if !b.want("book") {
+			results = results[:len(results)-1]
+		}
+	}
+	if b.want("get-booking") {
+		if len(b.refs) == 0 {
+			return nil, errors.New("get-booking: the book scenario made no booking")
+		}
+		var i atomic.Int64
+		r, err := b.read("get-booking", func() request {
+			return request{method: "GET", path: "/bookings/" + b.refs[int(i.Add(1))%len(b.refs)]}
+		})
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}

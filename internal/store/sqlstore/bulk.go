@@ -1,0 +1,207 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Bulk writes for catalog imports: a whole catalog is tens of millions of inventory rows,
+// which row-by-row statements take minutes to write.
+
+// Rows per multi-row statement: within SQLite's 32 766 and PostgreSQL's 65 535 parameters.
+const (
+	inventoryBatch = 5000 // × 6 parameters
+	itemBatch      = 1000 // × 5 parameters
+	idBatch        = 1000 // ids per IN list
+)
+
+// valuesList returns "($1, …), (…), …": rows groups of cols numbered parameters, or of
+// "?" when anonymous.
+func valuesList(rows, cols int, anonymous bool) string {
+	var b strings.Builder
+	b.Grow(rows * cols * 7)
+	n := 1
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := 0; c < cols; c++ {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			if anonymous {
+				b.WriteByte('?')
+			} else {
+				fmt.Fprintf(&b, "$%d", n)
+			}
+			n++
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// execBatches runs prefix + VALUES list + suffix over n rows in statements of at most per
+// rows; appendRow appends the cols values of row i. The full-size statement is prepared
+// once and reused.
+func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, per, n int, appendRow func(args []any, i int) []any) error {
+	var full *sql.Stmt
+	defer func() {
+		if full != nil {
+			full.Close()
+		}
+	}()
+	args := make([]any, 0, min(per, n)*cols)
+	for start := 0; start < n; start += per {
+		m := min(per, n-start)
+		args = args[:0]
+		for i := start; i < start+m; i++ {
+			args = appendRow(args, i)
+		}
+		var err error
+		switch {
+		case m == per && n > per:
+			if full == nil {
+				if full, err = q.db.PrepareContext(ctx, prefix+valuesList(per, cols, q.d.Anonymous)+suffix); err != nil {
+					return q.interpret(err)
+				}
+			}
+			_, err = full.ExecContext(ctx, args...)
+		default:
+			_, err = q.db.ExecContext(ctx, prefix+valuesList(m, cols, q.d.Anonymous)+suffix, args...)
+		}
+		if err != nil {
+			return q.interpret(err)
+		}
+	}
+	return nil
+}
+
+func (q *queries) ItemListByIDs(ctx context.Context, kind tradewind.ProductType, ids []int64) ([]*store.Item, error) {
+	var out []*store.Item
+	for start := 0; start < len(ids); start += idBatch {
+		chunk := ids[start:min(start+idBatch, len(ids))]
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, string(kind))
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := q.db.QueryContext(ctx, `SELECT id, city_key, data, inventory_hash FROM items
+			WHERE kind = $1 AND id IN (`+placeholders(2, len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, q.interpret(err)
+		}
+		for rows.Next() {
+			it := store.Item{Kind: kind}
+			var data string
+			if err := rows.Scan(&it.ID, &it.CityKey, &data, &it.InventoryHash); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			it.Data = []byte(data)
+			out = append(out, &it)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (q *queries) ItemPutMany(ctx context.Context, items []*store.Item) error {
+	err := q.execBatches(ctx, `INSERT INTO items (kind, id, city_key, data, inventory_hash) VALUES `,
+		` ON CONFLICT (kind, id) DO UPDATE SET city_key = excluded.city_key, data = excluded.data,
+			inventory_hash = excluded.inventory_hash`,
+		5, itemBatch, len(items), func(args []any, i int) []any {
+			it := items[i]
+			return append(args, string(it.Kind), it.ID, it.CityKey, string(it.Data), it.InventoryHash)
+		})
+	if err != nil {
+		return fmt.Errorf("item put: %w", err)
+	}
+	return nil
+}
+
+// inventoryColumns are the columns an inventory write sets, in the order of inventoryValues.
+var inventoryColumns = []string{"kind", "unit_id", "item_id", "day", "capacity", "price"}
+
+func inventoryValues(args []any, r *store.InventoryRow) []any {
+	return append(args, r.Kind, r.UnitID, r.ItemID, r.Day, r.Capacity, r.Price)
+}
+
+// inventoryUpsert is the conflict clause of an inventory write: what is sold is kept.
+const inventoryUpsert = ` ON CONFLICT (kind, unit_id, day) DO UPDATE SET item_id = excluded.item_id,
+	capacity = excluded.capacity, price = excluded.price`
+
+// copyThreshold is the number of rows from which a transaction's inventory write is
+// loaded with the dialect's CopyFrom rather than multi-row INSERTs.
+const copyThreshold = 2000
+
+func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
+	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
+		if err := q.inventoryCopy(ctx, rows); err != nil {
+			return fmt.Errorf("inventory put: %w", err)
+		}
+		return nil
+	}
+	err := q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `,
+		inventoryUpsert, len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
+			return inventoryValues(args, &rows[i])
+		})
+	if err != nil {
+		return fmt.Errorf("inventory put: %w", err)
+	}
+	return nil
+}
+
+func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow) error {
+	var err error
+	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
+		err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
+		err = q.interpret(err)
+	} else {
+		err = q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `, "",
+			len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
+				return inventoryValues(args, &rows[i])
+			})
+	}
+	if err != nil {
+		return fmt.Errorf("inventory insert: %w", err)
+	}
+	return nil
+}
+
+// inventoryRow returns the CopyFrom row function of rows; it reuses one slice.
+func inventoryRow(rows []store.InventoryRow) func(i int) []any {
+	buf := make([]any, 0, len(inventoryColumns))
+	return func(i int) []any { return inventoryValues(buf[:0], &rows[i]) }
+}
+
+// inventoryCopy loads rows into a session-local staging table with COPY, which cannot
+// upsert, then merges them into inventory with one INSERT … ON CONFLICT.
+func (q *queries) inventoryCopy(ctx context.Context, rows []store.InventoryRow) error {
+	if _, err := q.db.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS inventory_load (
+		kind TEXT NOT NULL, unit_id BIGINT NOT NULL, item_id BIGINT NOT NULL, day TEXT NOT NULL,
+		capacity INTEGER NOT NULL, price BIGINT NOT NULL) ON COMMIT DELETE ROWS`); err != nil {
+		return q.interpret(err)
+	}
+	err := q.d.CopyFrom(ctx, q.conn, "inventory_load", inventoryColumns, len(rows), inventoryRow(rows))
+	if err != nil {
+		return q.interpret(err)
+	}
+	if _, err := q.db.ExecContext(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price)
+		SELECT kind, unit_id, item_id, day, capacity, price FROM inventory_load`+inventoryUpsert); err != nil {
+		return q.interpret(err)
+	}
+	if _, err := q.db.ExecContext(ctx, `TRUNCATE inventory_load`); err != nil {
+		return q.interpret(err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// exerciseBulkWrites: the batched item and inventory writes of catalog imports, at sizes
+// that take several statements (and, on PostgreSQL, the COPY path inside a transaction).
+func exerciseBulkWrites(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	const nItems = 2300 // three item batches, the first two through the prepared statement
+	items := make([]*store.Item, nItems)
+	ids := make([]int64, nItems)
+	for i := range items {
+		ids[i] = int64(i + 1)
+		items[i] = &store.Item{Kind: tradewind.ProductHotel, ID: ids[i], CityKey: "lisbon",
+			Data: fmt.Appendf(nil, `{"n":%d}`, i), InventoryHash: fmt.Sprint("h", i)}
+	}
+	if err := s.ItemPutMany(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	items[5].Data, items[5].InventoryHash = []byte(`{"n":"changed"}`), "h-changed"
+	if err := s.ItemPutMany(ctx, items[5:6]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ItemListByIDs(ctx, tradewind.ProductHotel, append(ids, 999999))
+	if err != nil || len(got) != nItems {
+		t.Fatalf("ItemListByIDs = %d items, %v; want %d", len(got), err, nItems)
+	}
+	slices.SortFunc(got, func(a, b *store.Item) int { return int(a.ID - b.ID) })
+	if g := got[5]; string(g.Data) != `{"n":"changed"}` || g.InventoryHash != "h-changed" || g.CityKey != "lisbon" {
+		t.Errorf("item 6 = %+v", g)
+	}
+	if g := got[nItems-1]; g.InventoryHash != fmt.Sprint("h", nItems-1) {
+		t.Errorf("last item = %+v", g)
+	}
+	if other, _ := s.ItemListByIDs(ctx, tradewind.ProductActivity, ids[:3]); len(other) != 0 {
+		t.Errorf("kind is part of the key: %v", other)
+	}
+
+	// 12 000 rows: unit u of item u/100, 120 days each.
+	var inv []store.InventoryRow
+	for u := int64(100); u < 200; u++ {
+		for d := range 120 {
+			day := fmt.Sprintf("2027-%02d-%02d", 1+d/28, 1+d%28)
+			inv = append(inv, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: u, ItemID: 1, Day: day, Capacity: 3, Price: 100})
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, inv) }); err != nil {
+		t.Fatal(err)
+	}
+	// Inserting a row that exists is a conflict, in bulk (COPY) or not.
+	for _, n := range []int{1, len(inv)} {
+		err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, inv[len(inv)-n:]) })
+		if !errors.Is(err, store.ErrConflict) {
+			t.Errorf("InventoryInsert of %d existing rows = %v, want ErrConflict", n, err)
+		}
+	}
+	if ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	// Two bulk writes in one transaction: capacity and price change, what is sold stays.
+	for i := range inv {
+		inv[i].Capacity, inv[i].Price = 4, 200
+	}
+	err = s.InTx(ctx, func(q store.Querier) error {
+		if err := q.InventoryPut(ctx, inv[:6000]); err != nil {
+			return err
+		}
+		return q.InventoryPut(ctx, inv[6000:])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{1}, From: "0000-01-01", To: "9999-12-31"})
+	if err != nil || len(all) != len(inv) {
+		t.Fatalf("InventoryList = %d rows, %v; want %d", len(all), err, len(inv))
+	}
+	for _, r := range all {
+		wantSold := 0
+		if r.UnitID == 150 && r.Day <= "2027-01-02" {
+			wantSold = 2
+		}
+		if r.Capacity != 4 || r.Price != 200 || r.Sold != wantSold {
+			t.Fatalf("row %+v: want capacity 4, price 200, sold %d", r, wantSold)
+		}
+	}
+	// A failed transaction writes nothing.
+	boom := fmt.Errorf("boom")
+	err = s.InTx(ctx, func(q store.Querier) error {
+		if err := q.InventoryPut(ctx, rows(tradewind.UnitRoom, 100, 1, 9, inv[0].Day)); err != nil {
+			return err
+		}
+		return boom
+	})
+	if err != boom {
+		t.Fatalf("InTx = %v, want boom", err)
+	}
+	if r, _ := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{100}, From: inv[0].Day, To: inv[0].Day}); len(r) != 1 || r[0].Capacity != 4 {
+		t.Errorf("after rollback = %+v", r)
+	}
+}
