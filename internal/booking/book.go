@@ -365,17 +365,9 @@ func (s *Service) GetBooking(ctx context.Context, c *Caller, reference string) (
 	return s.View(b), nil
 }
 
-// ListBookings returns a page of the caller's bookings, newest first.
-func (s *Service) ListBookings(ctx context.Context, c *Caller, pg Page) ([]*BookingView, PageMeta, error) {
-	list, total, err := s.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID, Offset: (pg.Page - 1) * pg.PerPage, Limit: pg.PerPage})
-	if err != nil {
-		return nil, PageMeta{}, err
-	}
-	out := make([]*BookingView, 0, len(list))
-	for _, b := range list {
-		out = append(out, s.View(b))
-	}
-	return out, pg.meta(total), nil
+// ListBookings returns a page of the caller's bookings matching f, newest first.
+func (s *Service) ListBookings(ctx context.Context, c *Caller, f BookingFilter, pg Page) ([]*BookingView, PageMeta, error) {
+	return s.FindBookings(ctx, c.Partner.ID, f, pg)
 }
 
 // CancelResult is the data of a cancellation.
@@ -511,13 +503,6 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	f := store.BookingFilter{PartnerID: partnerID, Status: status}
-	switch status {
-	case tradewind.StatusCompleted:
-		f.Status, f.EndBefore = tradewind.StatusConfirmed, s.today()
-	case tradewind.StatusConfirmed:
-		f.EndFrom = s.today()
-	}
-	list, _, err := s.Store.BookingList(ctx, f)
+	list, _, err := s.Store.BookingList(ctx, BookingFilter{Status: status}.storeFilter(partnerID, s.today()))
 	return list, err
 }

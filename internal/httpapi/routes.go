@@ -36,6 +36,9 @@ func (s *Server) endpoints() []endpoint {
 		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking},
 		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel},
 
+		{"GET", "/events", tradewind.ScopeBookingRead, s.listEvents},
+		{"GET", "/events/{id}", tradewind.ScopeBookingRead, s.getEvent},
+
 		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks},
 		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook},
 		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook},

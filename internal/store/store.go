@@ -91,8 +91,17 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	Offset    int
-	Limit     int // 0: no limit
+	// The filters of GET /bookings and the portal (booking.BookingFilter).
+	ProductType      string
+	Test             *bool     // nil: both modes
+	CreatedFrom      time.Time // created_at ≥ CreatedFrom unless zero
+	CreatedBefore    time.Time // created_at < CreatedBefore unless zero
+	ServiceFrom      string    // end_date ≥ ServiceFrom unless ""
+	ServiceTo        string    // start_date ≤ ServiceTo unless ""
+	PartnerReference string
+	BeforeID         int64 // keyset paging: only ids below it, unless 0
+	Offset           int
+	Limit            int // 0: no limit
 }
 
 // Subscription is a partner's webhook subscription.
@@ -104,10 +113,16 @@ type Subscription struct {
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
+	// PausedAt is when the subscription was paused (zero: not paused), PauseReason why
+	// ("failing" when paused automatically).
+	PausedAt    time.Time
+	PauseReason string
 }
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
+	FeedQuerier
+
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
 	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.

@@ -81,6 +81,34 @@ func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tr
 		args = append(args, f.EndFrom)
 		where += " AND end_date >= " + placeholders(len(args), 1)
 	}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where += " AND " + cond + " " + placeholders(len(args), 1)
+	}
+	if f.ProductType != "" {
+		add("product_type =", f.ProductType)
+	}
+	if f.Test != nil {
+		add("test =", *f.Test)
+	}
+	if !f.CreatedFrom.IsZero() {
+		add("created_at >=", ts(f.CreatedFrom))
+	}
+	if !f.CreatedBefore.IsZero() {
+		add("created_at <", ts(f.CreatedBefore))
+	}
+	if f.ServiceFrom != "" {
+		add("end_date >=", f.ServiceFrom)
+	}
+	if f.ServiceTo != "" {
+		add("start_date <=", f.ServiceTo)
+	}
+	if f.PartnerReference != "" {
+		add("partner_reference =", f.PartnerReference)
+	}
+	if f.BeforeID > 0 {
+		add("id <", f.BeforeID)
+	}
 	var total int
 	if err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, q.interpret(err)
@@ -154,8 +182,10 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 }
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
-	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt)); err != nil {
+	x := indexedOf(e.Data)
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, booking_reference, product_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), x.Reference, x.ProductType); err != nil {
 		return err
 	}
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)

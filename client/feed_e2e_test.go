@@ -1,0 +1,47 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tradewind/tradewind/client"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+func TestListBookingsFilters(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		test, live := sdk(t, env, p.TestKey), sdk(t, env, p.LiveKey)
+		q := client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: apitest.Day(2), Adults: 1}
+		tb := must(test.Book(ctx, &client.BookRequest{Guest: guest, Quote: q, PartnerReference: "T-1"}))(t)
+		q.Date = apitest.Day(9)
+		lb := must(live.Book(ctx, &client.BookRequest{Guest: guest, Quote: q, PartnerReference: "L-1"}))(t)
+
+		got := must(live.ListBookings(ctx, 1, 10, client.WithMode("live")))(t)
+		if got.Page.Total != 1 || got.Bookings[0].Reference != lb.Reference {
+			t.Errorf("live = %+v", got)
+		}
+		got = must(live.ListBookings(ctx, 0, 0, client.WithPartnerReference("T-1"), client.WithStatus(client.StatusConfirmed),
+			client.WithProductType(client.ProductActivity), client.CreatedBetween(apitest.Day(0), apitest.Day(0)),
+			client.ServiceBetween(apitest.Day(1), apitest.Day(3))))(t)
+		if got.Page.Total != 1 || got.Bookings[0].Reference != tb.Reference {
+			t.Errorf("filtered = %+v", got)
+		}
+		var refs []string
+		for b, err := range live.AllBookings(ctx, client.ServiceBetween(apitest.Day(5), "")) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			refs = append(refs, b.Reference)
+		}
+		if len(refs) != 1 || refs[0] != lb.Reference {
+			t.Errorf("AllBookings(service from day 5) = %v", refs)
+		}
+		_, err := live.ListBookings(ctx, 1, 10, client.WithMode("prod"), client.WithStatus("done"))
+		if e, ok := err.(*client.Error); !ok || e.Code != client.CodeBadRequest || len(e.Errors) != 2 {
+			t.Errorf("bad filters: %v", err)
+		}
+	})
+}

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
+
+// FeedPartnerID is the partner id of the events written once for every partner: the
+// feed's copy of availability.changed, shown to each partner whose key enables the
+// product. Webhook deliveries are made from per-partner copies, never from these.
+const FeedPartnerID = 0
+
+// FeedQuerier holds the queries of the partner's event feed (GET /events) and of the
+// automatic pause of failing webhook subscriptions.
+type FeedQuerier interface {
+	// EventFeed returns up to p.Limit events of the feed after p.After, in feed order.
+	// An event appears in it only once no event can commit before it any more, so a
+	// reader that resumes from the last position it saw never misses one.
+	EventFeed(ctx context.Context, p EventFeedParams) ([]*FeedEvent, error)
+	// EventGet returns one event with its feed position. ErrNotFound.
+	EventGet(ctx context.Context, id string) (*FeedEvent, error)
+
+	// SubscriptionsFailing returns the active, unpaused subscriptions that had at least
+	// one delivery attempt and whose every attempt since failingBefore (and since their
+	// last success) failed, with the time of the first failure of that run, which is at
+	// or before failingBefore.
+	SubscriptionsFailing(ctx context.Context, failingBefore time.Time) ([]FailingSubscription, error)
+	// SubscriptionPause pauses the subscription (its deliveries wait); false when it is
+	// deleted or already paused, or not the partner's when p.PartnerID is not 0.
+	SubscriptionPause(ctx context.Context, p SubscriptionPauseParams) (bool, error)
+	// SubscriptionResume resumes a paused subscription and makes due now its waiting
+	// deliveries and, as new pending deliveries, those that failed since it began
+	// failing (or since it was paused). It returns how many deliveries are due; false
+	// when the subscription was not paused. ErrNotFound for an unknown or deleted one.
+	SubscriptionResume(ctx context.Context, p SubscriptionResumeParams) (int, bool, error)
+	// SubscriptionGet returns a subscription, deleted ones included. ErrNotFound.
+	SubscriptionGet(ctx context.Context, id int64) (*Subscription, error)
+}
+
+// EventPosition is where an event sits in the feed (opaque outside the store).
+type EventPosition struct {
+	Txid string // PostgreSQL: the writing transaction; "" on SQLite
+	Seq  int64
+}
+
+// FeedEvent is an event and its position in the feed.
+type FeedEvent struct {
+	tradewind.Event
+	Position EventPosition
+}
+
+// EventFeedParams select a page of a partner's feed.
+type EventFeedParams struct {
+	PartnerID int64
+	// Products are the product types whose shared availability.changed events the
+	// partner sees (FeedPartnerID); its own availability copies are never listed.
+	Products         []string
+	After            *EventPosition // nil: from the start
+	Since            time.Time      // only events created at or after it (retention)
+	Types            []string       // any of these types; empty: every type
+	BookingReference string         // "" any
+	Limit            int
+}
+
+// FailingSubscription is a subscription whose deliveries have all failed since Since.
+type FailingSubscription struct {
+	ID, PartnerID int64
+	Since         time.Time
+}
+
+// SubscriptionPauseParams pause a subscription at At for Reason; FailingSince is when
+// its failures began (zero for a pause by hand).
+type SubscriptionPauseParams struct {
+	ID, PartnerID int64 // PartnerID 0: any partner (the operator)
+	At            time.Time
+	Reason        string
+	FailingSince  time.Time
+}
+
+// SubscriptionResumeParams resume a subscription at Now.
+type SubscriptionResumeParams struct {
+	ID, PartnerID int64 // PartnerID 0: any partner (the operator)
+	Now           time.Time
+}

@@ -1,0 +1,228 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// eventIndexed is what EventCreate copies from an event's data into columns the feed
+// filters on.
+type eventIndexed struct {
+	Reference   string `json:"reference"`
+	ProductType string `json:"product_type"`
+}
+
+func indexedOf(data []byte) eventIndexed {
+	var x eventIndexed
+	_ = json.Unmarshal(data, &x) // data without these fields indexes as ""
+	return x
+}
+
+// feedSQL is how the feed orders events and hides those that could still be overtaken.
+// SQLite commits one transaction at a time, so seq (set by a trigger) is commit order.
+// PostgreSQL assigns seq at insert, not at commit: events are ordered by their
+// transaction id, then seq, and shown only once their transaction is older than every
+// running one (pg_snapshot_xmin), so none can appear later before a position already read.
+type feedSQL struct {
+	position, order, visible string
+	after                    func(txid, seq string) string
+}
+
+func (q *queries) feedSQL() feedSQL {
+	if q.d.Name == "postgres" {
+		return feedSQL{position: "CAST(e.txid AS TEXT), e.seq", order: "e.txid, e.seq",
+			visible: " AND e.txid < pg_snapshot_xmin(pg_current_snapshot())",
+			after:   func(txid, seq string) string { return "(e.txid, e.seq) > (CAST(" + txid + " AS xid8), " + seq + ")" }}
+	}
+	return feedSQL{position: "'', e.seq", order: "e.seq",
+		after: func(_, seq string) string { return "e.seq > " + seq }}
+}
+
+const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at`
+
+func scanFeedEvent(row interface{ Scan(...any) error }) (*store.FeedEvent, error) {
+	var e store.FeedEvent
+	var data string
+	if err := row.Scan(&e.ID, &e.PartnerID, &e.Type, &data, &e.CreatedAt, &e.Position.Txid, &e.Position.Seq); err != nil {
+		return nil, err
+	}
+	e.Data, e.CreatedAt = []byte(data), e.CreatedAt.UTC()
+	return &e, nil
+}
+
+func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*store.FeedEvent, error) {
+	f := q.feedSQL()
+	args := []any{p.PartnerID, tradewind.EventAvailabilityChanged, store.FeedPartnerID}
+	products := "NULL"
+	if len(p.Products) > 0 {
+		products = placeholders(len(args)+1, len(p.Products))
+		for _, pr := range p.Products {
+			args = append(args, pr)
+		}
+	}
+	where := `((e.partner_id = $1 AND e.type <> $2) OR (e.partner_id = $3 AND e.type = $2 AND e.product_type IN (` + products + `)))` + f.visible
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where += " AND " + cond + placeholders(len(args), 1)
+	}
+	if !p.Since.IsZero() {
+		add("e.created_at >= ", ts(p.Since))
+	}
+	if p.BookingReference != "" {
+		add("e.booking_reference = ", p.BookingReference)
+	}
+	if len(p.Types) > 0 {
+		for _, t := range p.Types {
+			args = append(args, t)
+		}
+		where += " AND e.type IN (" + placeholders(len(args)-len(p.Types)+1, len(p.Types)) + ")"
+	}
+	if p.After != nil {
+		args = append(args, p.After.Txid, p.After.Seq)
+		where += " AND " + f.after(placeholders(len(args)-1, 1), placeholders(len(args), 1))
+	}
+	args = append(args, p.Limit)
+	rows, err := q.db.QueryContext(ctx, `SELECT `+feedEventColumns+`, `+f.position+` FROM events e WHERE `+where+
+		` ORDER BY `+f.order+` LIMIT `+placeholders(len(args), 1), args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*store.FeedEvent
+	for rows.Next() {
+		e, err := scanFeedEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) EventGet(ctx context.Context, id string) (*store.FeedEvent, error) {
+	e, err := scanFeedEvent(q.db.QueryRowContext(ctx, `SELECT `+feedEventColumns+`, `+q.feedSQL().position+
+		` FROM events e WHERE e.id = $1`, id))
+	return e, q.interpret(err)
+}
+
+// attemptOK is the condition of a successful attempt (a 2xx answer).
+const attemptOK = `a.error = '' AND a.status_code BETWEEN 200 AND 299`
+
+func (q *queries) SubscriptionsFailing(ctx context.Context, failingBefore time.Time) ([]store.FailingSubscription, error) {
+	// For each active subscription: the attempts after its last success; failing when
+	// the first of them is at or before failingBefore. The epoch stands for "never".
+	rows, err := q.db.QueryContext(ctx, `SELECT s.id, s.partner_id, MIN(a.attempted_at)
+		FROM webhook_subscriptions s
+		JOIN webhook_deliveries d ON d.subscription_id = s.id
+		JOIN webhook_attempts a ON a.delivery_id = d.id
+		WHERE s.active AND s.deleted_at IS NULL AND s.paused_at IS NULL
+		AND a.attempted_at > COALESCE((SELECT MAX(a.attempted_at) FROM webhook_deliveries d
+			JOIN webhook_attempts a ON a.delivery_id = d.id
+			WHERE d.subscription_id = s.id AND `+attemptOK+`), $2)
+		GROUP BY s.id, s.partner_id
+		HAVING MIN(a.attempted_at) <= $1
+		ORDER BY s.id`, ts(failingBefore), ts(time.Unix(0, 0)))
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []store.FailingSubscription
+	for rows.Next() {
+		var f store.FailingSubscription
+		var since sqlTime
+		if err := rows.Scan(&f.ID, &f.PartnerID, &since); err != nil {
+			return nil, err
+		}
+		f.Since = since.t.UTC()
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// sqlTime scans a timestamp that an aggregate returns: SQLite gives MIN(...) of a
+// DATETIME column back as text.
+type sqlTime struct{ t time.Time }
+
+func (s *sqlTime) Scan(v any) error {
+	switch x := v.(type) {
+	case time.Time:
+		s.t = x
+		return nil
+	case string:
+		return s.parse(x)
+	case []byte:
+		return s.parse(string(x))
+	}
+	var n sql.NullTime
+	if err := n.Scan(v); err != nil {
+		return err
+	}
+	s.t = n.Time
+	return nil
+}
+
+func (s *sqlTime) parse(v string) error {
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999-07:00", time.RFC3339Nano, "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			s.t = t
+			return nil
+		}
+	}
+	var n sql.NullTime
+	return n.Scan(v)
+}
+
+func (q *queries) SubscriptionPause(ctx context.Context, p store.SubscriptionPauseParams) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE webhook_subscriptions SET paused_at = $2, pause_reason = $3, failing_since = $4
+		WHERE id = $1 AND ($5 = 0 OR partner_id = $5) AND active AND deleted_at IS NULL AND paused_at IS NULL`,
+		p.ID, ts(p.At), p.Reason, ts(p.FailingSince), p.PartnerID)
+	return n == 1, err
+}
+
+func (q *queries) SubscriptionResume(ctx context.Context, p store.SubscriptionResumeParams) (int, bool, error) {
+	var paused, failingSince sql.NullTime
+	err := q.db.QueryRowContext(ctx, `SELECT paused_at, failing_since FROM webhook_subscriptions
+		WHERE id = $1 AND ($2 = 0 OR partner_id = $2) AND active AND deleted_at IS NULL`+q.d.ForUpdate, p.ID, p.PartnerID).
+		Scan(&paused, &failingSince)
+	if err != nil {
+		return 0, false, q.interpret(err)
+	}
+	if !paused.Valid {
+		return 0, false, nil
+	}
+	since := paused.Time
+	if failingSince.Valid && failingSince.Time.Before(since) {
+		since = failingSince.Time
+	}
+	if _, err := q.exec(ctx, `UPDATE webhook_subscriptions SET paused_at = NULL, pause_reason = '', failing_since = NULL
+		WHERE id = $1`, p.ID); err != nil {
+		return 0, false, err
+	}
+	// Deliveries that waited while paused are due now.
+	due, err := q.exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2
+		WHERE subscription_id = $1 AND status = 'pending'`, p.ID, ts(p.Now))
+	if err != nil {
+		return 0, false, err
+	}
+	// Each event whose delivery failed meanwhile gets one new pending delivery (unless
+	// one is pending already), as a redelivery does.
+	added, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT DISTINCT d.event_id, d.subscription_id, 'pending', 0, $2, $2, $2 FROM webhook_deliveries d
+		WHERE d.subscription_id = $1 AND d.status = 'failed' AND d.updated_at >= $3
+		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.event_id = d.event_id AND x.subscription_id = $1
+			AND x.status IN ('pending', 'succeeded'))`, p.ID, ts(p.Now), ts(since))
+	if err != nil {
+		return 0, false, err
+	}
+	return int(due + added), true, nil
+}
+
+func (q *queries) SubscriptionGet(ctx context.Context, id int64) (*store.Subscription, error) {
+	s, err := scanSubscription(q.db.QueryRowContext(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions WHERE id = $1`, id))
+	return s, q.interpret(err)
+}
