@@ -30,6 +30,7 @@ const (
 	CodeNotCancellable            = "not_cancellable"             // 422: the booking is cancelled or completed
 	CodeTravellersCountMismatch   = "travellers_count_mismatch"   // 422: package travellers do not match the party
 	CodeValidationFailed          = "validation_failed"           // 422: invalid webhook subscription
+	CodeCursorExpired             = "cursor_expired"              // 410: the event feed cursor is unknown or past the 30-day retention
 	CodeRateLimited               = "rate_limited"                // 429: over the request budget; see RetryAfter
 	CodeInternalError             = "internal_error"              // 500: quote RequestID to support
 	CodeServiceUnavailable        = "service_unavailable"         // 503: retry later

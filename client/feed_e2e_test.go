@@ -2,7 +2,9 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind/client"
 	"github.com/tradewind/tradewind/internal/apitest"
@@ -42,6 +44,53 @@ func TestListBookingsFilters(t *testing.T) {
 		_, err := live.ListBookings(ctx, 1, 10, client.WithMode("prod"), client.WithStatus("done"))
 		if e, ok := err.(*client.Error); !ok || e.Code != client.CodeBadRequest || len(e.Errors) != 2 {
 			t.Errorf("bad filters: %v", err)
+		}
+	})
+}
+
+func TestEventFeedSDK(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		c := sdk(t, env, p.TestKey)
+		var refs []string
+		for i := range 3 {
+			b := must(c.Book(ctx, &client.BookRequest{Guest: guest, Quote: client.Quote{ProductType: client.ProductActivity,
+				ActivityID: 2001, Date: apitest.Day(2 + i), Adults: 1}}))(t)
+			refs = append(refs, b.Reference)
+		}
+		must(c.CancelBooking(ctx, refs[1], ""))(t)
+		var got []string
+		cursor := ""
+		for ev, err := range c.Events(ctx, "", client.WithEventTypes(client.EventBookingConfirmed, client.EventBookingCancelled)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := must(ev.BookingEvent())(t)
+			got = append(got, ev.Type+" "+b.Booking.Reference)
+			cursor = ev.ID
+		}
+		want := fmt.Sprint([]string{"booking.confirmed " + refs[0], "booking.confirmed " + refs[1], "booking.confirmed " + refs[2], "booking.cancelled " + refs[1]})
+		if fmt.Sprint(got) != want {
+			t.Errorf("events = %v, want %v", got, want)
+		}
+		page := must(c.ListEvents(ctx, "", 2, client.WithBookingReference(refs[1])))(t)
+		if len(page.Events) != 2 || page.Meta.HasMore || page.Meta.NextAfter != page.Events[1].ID {
+			t.Errorf("by reference = %+v", page)
+		}
+		ev := must(c.GetEvent(ctx, cursor))(t)
+		if ev.Type != client.EventBookingCancelled {
+			t.Errorf("GetEvent = %+v", ev)
+		}
+		// Resuming from the stored cursor yields nothing new, then only what follows.
+		for ev, err := range c.Events(ctx, cursor) {
+			t.Errorf("after the end: %+v %v", ev, err)
+		}
+		env.Clock.Advance(31 * 24 * time.Hour)
+		for _, err := range c.Events(ctx, cursor) {
+			if !client.IsCode(err, client.CodeCursorExpired) {
+				t.Errorf("expired cursor: %v", err)
+			}
 		}
 	})
 }

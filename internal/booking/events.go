@@ -151,6 +151,9 @@ func (s *Service) ListEvents(ctx context.Context, c *Caller, q EventQuery) ([]*E
 	p := store.EventFeedParams{PartnerID: c.Partner.ID, Products: c.enabledProducts(), Since: since, Types: q.Types,
 		BookingReference: q.Reference, Limit: q.PerPage + 1}
 	meta := EventPageMeta{PerPage: q.PerPage}
+	if err := s.sequenceEvents(ctx); err != nil {
+		return nil, meta, err
+	}
 	if q.After != "" {
 		after, err := s.Store.EventGet(ctx, q.After)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (!c.sees(after) || after.CreatedAt.Before(since))) {
@@ -159,7 +162,7 @@ func (s *Service) ListEvents(ctx context.Context, c *Caller, q EventQuery) ([]*E
 		if err != nil {
 			return nil, meta, err
 		}
-		p.After = &after.Position
+		p.After = after.Seq
 		meta.NextAfter = &q.After
 	}
 	list, err := s.Store.EventFeed(ctx, p)
@@ -178,6 +181,25 @@ func (s *Service) ListEvents(ctx context.Context, c *Caller, q EventQuery) ([]*E
 		meta.NextAfter = &last
 	}
 	return out, meta, nil
+}
+
+// sequenceBatch bounds the events one sequencer transaction places.
+const sequenceBatch = 5000
+
+// sequenceEvents places the events committed since the last read in the feed (see
+// store.FeedQuerier.EventSequence), before a read, so that a page never ends before an
+// event that committed earlier.
+func (s *Service) sequenceEvents(ctx context.Context) error {
+	for {
+		var n int
+		err := s.Store.InTx(ctx, func(tx store.Querier) (err error) {
+			n, err = tx.EventSequence(ctx, sequenceBatch)
+			return err
+		})
+		if err != nil || n < sequenceBatch {
+			return err
+		}
+	}
 }
 
 // GetEvent returns one of the caller's events of the last FeedRetention. 404 when it is

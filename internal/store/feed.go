@@ -15,9 +15,14 @@ const FeedPartnerID = 0
 // FeedQuerier holds the queries of the partner's event feed (GET /events) and of the
 // automatic pause of failing webhook subscriptions.
 type FeedQuerier interface {
-	// EventFeed returns up to p.Limit events of the feed after p.After, in feed order.
-	// An event appears in it only once no event can commit before it any more, so a
-	// reader that resumes from the last position it saw never misses one.
+	// EventSequence gives the next feed positions to up to limit committed events that
+	// have none yet, oldest first, and returns how many it placed. Run it in InTx: it
+	// locks the sequence, so sequencers take turns and an event placed later always
+	// comes after one placed before — a reader that resumes from the last position it
+	// saw never misses an event that committed late.
+	EventSequence(ctx context.Context, limit int) (int, error)
+	// EventFeed returns up to p.Limit sequenced events of the feed after p.After, in
+	// feed order.
 	EventFeed(ctx context.Context, p EventFeedParams) ([]*FeedEvent, error)
 	// EventGet returns one event with its feed position. ErrNotFound.
 	EventGet(ctx context.Context, id string) (*FeedEvent, error)
@@ -39,16 +44,10 @@ type FeedQuerier interface {
 	SubscriptionGet(ctx context.Context, id int64) (*Subscription, error)
 }
 
-// EventPosition is where an event sits in the feed (opaque outside the store).
-type EventPosition struct {
-	Txid string // PostgreSQL: the writing transaction; "" on SQLite
-	Seq  int64
-}
-
-// FeedEvent is an event and its position in the feed.
+// FeedEvent is an event and its position in the feed (0: not sequenced yet).
 type FeedEvent struct {
 	tradewind.Event
-	Position EventPosition
+	Seq int64
 }
 
 // EventFeedParams select a page of a partner's feed.
@@ -57,10 +56,10 @@ type EventFeedParams struct {
 	// Products are the product types whose shared availability.changed events the
 	// partner sees (FeedPartnerID); its own availability copies are never listed.
 	Products         []string
-	After            *EventPosition // nil: from the start
-	Since            time.Time      // only events created at or after it (retention)
-	Types            []string       // any of these types; empty: every type
-	BookingReference string         // "" any
+	After            int64     // the position to start after; 0: from the start
+	Since            time.Time // only events created at or after it (retention)
+	Types            []string  // any of these types; empty: every type
+	BookingReference string    // "" any
 	Limit            int
 }
 

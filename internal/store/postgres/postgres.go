@@ -31,6 +31,7 @@ var Dialect = sqlstore.Dialect{
 	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
 	ForUpdate:           " FOR UPDATE",
 	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
+	EventInsertOrder:    "inserted",
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

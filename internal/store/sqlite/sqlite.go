@@ -33,6 +33,7 @@ var Dialect = sqlstore.Dialect{
 	// statement holds it while it runs: there are no row locks to take.
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
+	EventInsertOrder:    "rowid",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -23,41 +23,38 @@ func indexedOf(data []byte) eventIndexed {
 	return x
 }
 
-// feedSQL is how the feed orders events and hides those that could still be overtaken.
-// SQLite commits one transaction at a time, so seq (set by a trigger) is commit order.
-// PostgreSQL assigns seq at insert, not at commit: events are ordered by their
-// transaction id, then seq, and shown only once their transaction is older than every
-// running one (pg_snapshot_xmin), so none can appear later before a position already read.
-type feedSQL struct {
-	position, order, visible string
-	after                    func(txid, seq string) string
-}
+const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.seq`
 
-func (q *queries) feedSQL() feedSQL {
-	if q.d.Name == "postgres" {
-		return feedSQL{position: "CAST(e.txid AS TEXT), e.seq", order: "e.txid, e.seq",
-			visible: " AND e.txid < pg_snapshot_xmin(pg_current_snapshot())",
-			after:   func(txid, seq string) string { return "(e.txid, e.seq) > (CAST(" + txid + " AS xid8), " + seq + ")" }}
+func (q *queries) EventSequence(ctx context.Context, limit int) (int, error) {
+	var last int64
+	if err := q.db.QueryRowContext(ctx, `SELECT last FROM event_sequence WHERE id = 1`+q.d.ForUpdate).Scan(&last); err != nil {
+		return 0, q.interpret(err)
 	}
-	return feedSQL{position: "'', e.seq", order: "e.seq",
-		after: func(_, seq string) string { return "e.seq > " + seq }}
+	order := "created_at, " + q.d.EventInsertOrder
+	n, err := q.exec(ctx, `UPDATE events SET seq = $1 + todo.n
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n FROM events
+			WHERE seq IS NULL ORDER BY `+order+` LIMIT $2) AS todo
+		WHERE events.id = todo.id`, last, limit)
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	_, err = q.exec(ctx, `UPDATE event_sequence SET last = $1 WHERE id = 1`, last+n)
+	return int(n), err
 }
-
-const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at`
 
 func scanFeedEvent(row interface{ Scan(...any) error }) (*store.FeedEvent, error) {
 	var e store.FeedEvent
 	var data string
-	if err := row.Scan(&e.ID, &e.PartnerID, &e.Type, &data, &e.CreatedAt, &e.Position.Txid, &e.Position.Seq); err != nil {
+	var seq sql.NullInt64
+	if err := row.Scan(&e.ID, &e.PartnerID, &e.Type, &data, &e.CreatedAt, &seq); err != nil {
 		return nil, err
 	}
-	e.Data, e.CreatedAt = []byte(data), e.CreatedAt.UTC()
+	e.Data, e.CreatedAt, e.Seq = []byte(data), e.CreatedAt.UTC(), seq.Int64
 	return &e, nil
 }
 
 func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*store.FeedEvent, error) {
-	f := q.feedSQL()
-	args := []any{p.PartnerID, tradewind.EventAvailabilityChanged, store.FeedPartnerID}
+	args := []any{p.PartnerID, tradewind.EventAvailabilityChanged, store.FeedPartnerID, p.After}
 	products := "NULL"
 	if len(p.Products) > 0 {
 		products = placeholders(len(args)+1, len(p.Products))
@@ -65,7 +62,8 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 			args = append(args, pr)
 		}
 	}
-	where := `((e.partner_id = $1 AND e.type <> $2) OR (e.partner_id = $3 AND e.type = $2 AND e.product_type IN (` + products + `)))` + f.visible
+	where := `((e.partner_id = $1 AND e.type <> $2) OR (e.partner_id = $3 AND e.type = $2 AND e.product_type IN (` + products + `)))
+		AND e.seq > $4`
 	add := func(cond string, v any) {
 		args = append(args, v)
 		where += " AND " + cond + placeholders(len(args), 1)
@@ -82,13 +80,9 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 		}
 		where += " AND e.type IN (" + placeholders(len(args)-len(p.Types)+1, len(p.Types)) + ")"
 	}
-	if p.After != nil {
-		args = append(args, p.After.Txid, p.After.Seq)
-		where += " AND " + f.after(placeholders(len(args)-1, 1), placeholders(len(args), 1))
-	}
 	args = append(args, p.Limit)
-	rows, err := q.db.QueryContext(ctx, `SELECT `+feedEventColumns+`, `+f.position+` FROM events e WHERE `+where+
-		` ORDER BY `+f.order+` LIMIT `+placeholders(len(args), 1), args...)
+	rows, err := q.db.QueryContext(ctx, `SELECT `+feedEventColumns+` FROM events e WHERE `+where+
+		` ORDER BY e.seq LIMIT `+placeholders(len(args), 1), args...)
 	if err != nil {
 		return nil, q.interpret(err)
 	}
@@ -105,8 +99,7 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 }
 
 func (q *queries) EventGet(ctx context.Context, id string) (*store.FeedEvent, error) {
-	e, err := scanFeedEvent(q.db.QueryRowContext(ctx, `SELECT `+feedEventColumns+`, `+q.feedSQL().position+
-		` FROM events e WHERE e.id = $1`, id))
+	e, err := scanFeedEvent(q.db.QueryRowContext(ctx, `SELECT `+feedEventColumns+` FROM events e WHERE e.id = $1`, id))
 	return e, q.interpret(err)
 }
 

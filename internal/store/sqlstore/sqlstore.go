@@ -34,6 +34,9 @@ type Dialect struct {
 	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
 	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
 	ForUpdateSkipLocked string
+	// EventInsertOrder is the column that orders events as they were inserted, which
+	// the feed's sequencer follows within one batch of committed events.
+	EventInsertOrder string
 }
 
 // DB is a store.Store over one *sql.DB.

@@ -7,18 +7,26 @@ CREATE INDEX bookings_partner_test ON bookings(partner_id, test, id);
 CREATE INDEX bookings_partner_created_at ON bookings(partner_id, created_at);
 CREATE INDEX bookings_partner_service ON bookings(partner_id, start_date, end_date);
 
--- The event feed (GET /events). seq orders events; txid is the writing transaction,
--- so that the feed shows an event only once every transaction that could still commit
--- an earlier one has ended (a cursor never skips an event committed late).
--- booking_reference and product_type are copied from data for the feed's filters.
-ALTER TABLE events ADD COLUMN seq BIGSERIAL;
-ALTER TABLE events ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
+-- The event feed (GET /events). seq is the feed's order, given to events only after
+-- they committed, by one sequencer at a time (it locks the event_sequence row), so an
+-- event can never appear before a position a reader has already passed. NULL: not yet
+-- sequenced. booking_reference and product_type are copied from data for the filters.
+ALTER TABLE events ADD COLUMN seq BIGINT;
+-- inserted: insertion order, which the sequencer follows within a batch.
+ALTER TABLE events ADD COLUMN inserted BIGSERIAL;
 ALTER TABLE events ADD COLUMN booking_reference TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN product_type TEXT NOT NULL DEFAULT '';
 UPDATE events SET booking_reference = COALESCE(data::json->>'reference', ''),
     product_type = COALESCE(data::json->>'product_type', '');
-CREATE INDEX events_feed ON events(partner_id, txid, seq);
+CREATE UNIQUE INDEX events_seq ON events(seq);
+CREATE INDEX events_feed ON events(partner_id, seq);
+CREATE INDEX events_unsequenced ON events(created_at, inserted) WHERE seq IS NULL;
 CREATE INDEX events_booking_reference ON events(partner_id, booking_reference);
+CREATE TABLE event_sequence (
+    id    INTEGER PRIMARY KEY,
+    last  BIGINT NOT NULL
+);
+INSERT INTO event_sequence (id, last) VALUES (1, 0);
 
 -- Paused subscriptions receive nothing until resumed (their deliveries wait);
 -- failing_since is when the run of failed deliveries that paused it began.
@@ -32,11 +40,14 @@ DROP INDEX webhook_deliveries_subscription;
 ALTER TABLE webhook_subscriptions DROP COLUMN failing_since;
 ALTER TABLE webhook_subscriptions DROP COLUMN pause_reason;
 ALTER TABLE webhook_subscriptions DROP COLUMN paused_at;
+DROP TABLE event_sequence;
 DROP INDEX events_booking_reference;
+DROP INDEX events_unsequenced;
 DROP INDEX events_feed;
+DROP INDEX events_seq;
 ALTER TABLE events DROP COLUMN product_type;
 ALTER TABLE events DROP COLUMN booking_reference;
-ALTER TABLE events DROP COLUMN txid;
+ALTER TABLE events DROP COLUMN inserted;
 ALTER TABLE events DROP COLUMN seq;
 DROP INDEX bookings_partner_service;
 DROP INDEX bookings_partner_created_at;

@@ -7,25 +7,25 @@ CREATE INDEX bookings_partner_test ON bookings(partner_id, test, id);
 CREATE INDEX bookings_partner_created_at ON bookings(partner_id, created_at);
 CREATE INDEX bookings_partner_service ON bookings(partner_id, start_date, end_date);
 
--- The event feed (GET /events). seq orders events in commit order: every SQLite
--- transaction holds the write lock, so the trigger's MAX + 1 is never taken twice and
--- never committed out of order. booking_reference and product_type are copied from
--- data for the feed's filters.
-ALTER TABLE events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+-- The event feed (GET /events). seq is the feed's order, given to events only after
+-- they committed, by one sequencer at a time (it locks the event_sequence row), so an
+-- event can never appear before a position a reader has already passed. NULL: not yet
+-- sequenced. booking_reference and product_type are copied from data for the filters.
+ALTER TABLE events ADD COLUMN seq BIGINT;
 ALTER TABLE events ADD COLUMN booking_reference TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN product_type TEXT NOT NULL DEFAULT '';
-UPDATE events SET seq = rowid,
-    booking_reference = COALESCE(json_extract(data, '$.reference'), ''),
+UPDATE events SET booking_reference = COALESCE(json_extract(data, '$.reference'), ''),
     product_type = COALESCE(json_extract(data, '$.product_type'), '');
--- +goose StatementBegin
-CREATE TRIGGER events_seq AFTER INSERT ON events WHEN NEW.seq = 0
-BEGIN
-    UPDATE events SET seq = (SELECT MAX(seq) FROM events) + 1 WHERE id = NEW.id;
-END;
--- +goose StatementEnd
+CREATE UNIQUE INDEX events_seq ON events(seq);
 CREATE INDEX events_feed ON events(partner_id, seq);
-CREATE INDEX events_seq ON events(seq);
+-- Unsequenced events are placed by created_at, then rowid (insertion order).
+CREATE INDEX events_unsequenced ON events(created_at) WHERE seq IS NULL;
 CREATE INDEX events_booking_reference ON events(partner_id, booking_reference);
+CREATE TABLE event_sequence (
+    id    INTEGER PRIMARY KEY,
+    last  BIGINT NOT NULL
+);
+INSERT INTO event_sequence (id, last) VALUES (1, 0);
 
 -- Paused subscriptions receive nothing until resumed (their deliveries wait);
 -- failing_since is when the run of failed deliveries that paused it began.
@@ -39,10 +39,11 @@ DROP INDEX webhook_deliveries_subscription;
 ALTER TABLE webhook_subscriptions DROP COLUMN failing_since;
 ALTER TABLE webhook_subscriptions DROP COLUMN pause_reason;
 ALTER TABLE webhook_subscriptions DROP COLUMN paused_at;
+DROP TABLE event_sequence;
 DROP INDEX events_booking_reference;
-DROP INDEX events_seq;
+DROP INDEX events_unsequenced;
 DROP INDEX events_feed;
-DROP TRIGGER events_seq;
+DROP INDEX events_seq;
 ALTER TABLE events DROP COLUMN product_type;
 ALTER TABLE events DROP COLUMN booking_reference;
 ALTER TABLE events DROP COLUMN seq;
