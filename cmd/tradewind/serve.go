@@ -159,7 +159,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server
 	}
 	srv := &server{cmd: c, ln: ln}
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks} {
+	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks, c.wireJobs} {
 		if err := wire(e, st, svc, srv, &cfg); err != nil {
 			ln.Close()
 			return nil, err

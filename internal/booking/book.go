@@ -39,6 +39,9 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 	if err != nil {
 		return nil, err
 	}
+	if err := c.scenarioQuote(pq, OpPrebook); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(lockedQuote{Quote: *q, Policy: pq.Policy})
 	if err != nil {
 		return nil, err
@@ -221,12 +224,18 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *Book
 		if err := checkTravellers(q); err != nil {
 			return err
 		}
+		if err := c.scenarioQuote(pq, OpBook); err != nil {
+			return err
+		}
 		if locked != nil {
 			pq.Total = locked.TotalPrice
 		}
 		b, err := s.newBooking(c, idemKey, req, q, pq)
 		if err != nil {
 			return err
+		}
+		if st := c.scenarioStatus(); st != "" {
+			b.Status = st
 		}
 		if !c.Test() {
 			if ok, err := tx.InventoryClaim(ctx, pq.Claim); err != nil {
@@ -249,6 +258,9 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *Book
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
+			return err
+		}
+		if err := c.scheduleScenario(ctx, tx, b, s.now()); err != nil {
 			return err
 		}
 		if locked != nil {

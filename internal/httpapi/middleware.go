@@ -202,5 +202,8 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 	if e.scope != "" && !c.Key.HasScope(e.scope) {
 		return nil, tradewind.Errorf(tradewind.ECodeInsufficientScope, "This key lacks the %s scope.", e.scope)
 	}
+	if err := s.scenario(w, r, e, c); err != nil {
+		return nil, err
+	}
 	return e.h(r, c, body)
 }

@@ -42,6 +42,24 @@ type FeedQuerier interface {
 	SubscriptionResume(ctx context.Context, p SubscriptionResumeParams) (int, bool, error)
 	// SubscriptionGet returns a subscription, deleted ones included. ErrNotFound.
 	SubscriptionGet(ctx context.Context, id int64) (*Subscription, error)
+
+	// SandboxTimerCreate schedules a sandbox scenario's change of a booking.
+	SandboxTimerCreate(ctx context.Context, t SandboxTimer) error
+	// SandboxTimersDue returns up to limit timers due at now, the earliest first, with
+	// their booking's reference and current status.
+	SandboxTimersDue(ctx context.Context, now time.Time, limit int) ([]SandboxTimer, error)
+	// SandboxTimerDelete forgets the timer of a booking.
+	SandboxTimerDelete(ctx context.Context, bookingID int64) error
+}
+
+// SandboxTimer is a scheduled change of a scenario booking: Action is the status it
+// moves to (confirmed, or cancelled for a supplier rejection) at DueAt.
+type SandboxTimer struct {
+	BookingID int64
+	Action    string
+	DueAt     time.Time
+	Reference string // read by SandboxTimersDue
+	Status    string // read by SandboxTimersDue: the booking's status now
 }
 
 // FeedEvent is an event and its position in the feed (0: not sequenced yet).

@@ -219,3 +219,34 @@ func (q *queries) SubscriptionGet(ctx context.Context, id int64) (*store.Subscri
 	s, err := scanSubscription(q.db.QueryRowContext(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions WHERE id = $1`, id))
 	return s, q.interpret(err)
 }
+
+func (q *queries) SandboxTimerCreate(ctx context.Context, t store.SandboxTimer) error {
+	_, err := q.exec(ctx, `INSERT INTO sandbox_timers (booking_id, action, due_at) VALUES ($1, $2, $3)`,
+		t.BookingID, t.Action, ts(t.DueAt))
+	return err
+}
+
+func (q *queries) SandboxTimersDue(ctx context.Context, now time.Time, limit int) ([]store.SandboxTimer, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT t.booking_id, t.action, t.due_at, b.reference, b.status
+		FROM sandbox_timers t JOIN bookings b ON b.id = t.booking_id
+		WHERE t.due_at <= $1 ORDER BY t.due_at, t.booking_id LIMIT $2`, ts(now), limit)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []store.SandboxTimer
+	for rows.Next() {
+		var t store.SandboxTimer
+		if err := rows.Scan(&t.BookingID, &t.Action, &t.DueAt, &t.Reference, &t.Status); err != nil {
+			return nil, err
+		}
+		t.DueAt = t.DueAt.UTC()
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) SandboxTimerDelete(ctx context.Context, bookingID int64) error {
+	_, err := q.exec(ctx, `DELETE FROM sandbox_timers WHERE booking_id = $1`, bookingID)
+	return err
+}

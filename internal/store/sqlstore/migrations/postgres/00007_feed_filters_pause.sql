@@ -35,7 +35,17 @@ ALTER TABLE webhook_subscriptions ADD COLUMN pause_reason TEXT NOT NULL DEFAULT 
 ALTER TABLE webhook_subscriptions ADD COLUMN failing_since TIMESTAMPTZ;
 CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, status);
 
+-- Sandbox scenarios (on_request; confirm_after=30): the change each test booking is due
+-- for, written with the booking and carried out by a periodic job.
+CREATE TABLE sandbox_timers (
+    booking_id  BIGINT PRIMARY KEY REFERENCES bookings(id),
+    action      TEXT NOT NULL,
+    due_at      TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX sandbox_timers_due ON sandbox_timers(due_at);
+
 -- +goose Down
+DROP TABLE sandbox_timers;
 DROP INDEX webhook_deliveries_subscription;
 ALTER TABLE webhook_subscriptions DROP COLUMN failing_since;
 ALTER TABLE webhook_subscriptions DROP COLUMN pause_reason;
