@@ -94,3 +94,33 @@ func TestEventFeedSDK(t *testing.T) {
 		}
 	})
 }
+
+func TestScenarioSDK(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		c := sdk(t, env, p.TestKey, client.WithRetry(1))
+		q := client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: apitest.Day(2), Adults: 1}
+		if _, err := c.Prebook(client.WithScenario(ctx, "sold_out"), &q); !client.IsCode(err, client.CodeInvalidQuote) {
+			t.Errorf("sold_out: %v", err)
+		}
+		b := must(c.Book(client.WithScenario(ctx, "on_request; confirm_after=5"), &client.BookRequest{Guest: guest, Quote: q}))(t)
+		if b.Status != client.StatusOnRequest {
+			t.Errorf("on_request: %+v", b)
+		}
+		env.Clock.Advance(5 * time.Second)
+		if _, err := env.Service.RunSandboxTimers(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := must(c.GetBooking(ctx, b.Reference))(t); got.Status != client.StatusConfirmed {
+			t.Errorf("after 5 s: %+v", got)
+		}
+		_, err := c.Ping(client.WithScenario(ctx, "unavailable; retry_after=2"))
+		if e, ok := err.(*client.Error); !ok || e.Code != client.CodeServiceUnavailable || e.RetryAfter != 2*time.Second {
+			t.Errorf("unavailable: %#v", err)
+		}
+		if _, err := c.Ping(client.WithScenario(ctx, "nonsense")); !client.IsCode(err, client.CodeBadRequest) {
+			t.Errorf("unknown scenario: %v", err)
+		}
+	})
+}

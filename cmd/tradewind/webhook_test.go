@@ -159,3 +159,47 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestWebhookPauseResume runs `tradewind webhook pause ID` and `resume ID`.
+func TestWebhookPauseResume(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+			st, err := database.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := st.PartnerGetByName(context.Background(), "acme")
+			var sub *store.Subscription
+			if err == nil {
+				sub, err = st.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: p.ID, URL: "https://acme.example/h",
+					EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: "whsec_x", CreatedAt: time.Now()})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := fmt.Sprint(sub.ID)
+			var out map[string]any
+			mustJSON(t, dsn, &out, "webhook", "pause", id)
+			if out["paused"] != true {
+				t.Errorf("pause --json = %v", out)
+			}
+			got, err := st.SubscriptionGet(context.Background(), sub.ID)
+			st.Close()
+			if err != nil || got.PausedAt.IsZero() || got.PauseReason != "operator" {
+				t.Errorf("after pause: %+v %v", got, err)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "pause", id); r.err == nil || !strings.Contains(r.err.Error(), "already paused") {
+				t.Errorf("second pause: %v", r.err)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "resume", id); r.err != nil || !strings.Contains(r.stdout, "resumed") {
+				t.Errorf("resume: %v %s", r.err, r.stdout)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "resume", "999"); r.err == nil || !strings.Contains(r.err.Error(), "not found") {
+				t.Errorf("resume of an unknown subscription: %v", r.err)
+			}
+		})
+	}
+}

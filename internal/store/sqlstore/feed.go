@@ -205,8 +205,9 @@ func (q *queries) SubscriptionResume(ctx context.Context, p store.SubscriptionRe
 	// Each event whose delivery failed meanwhile gets one new pending delivery (unless
 	// one is pending already), as a redelivery does.
 	added, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-		SELECT DISTINCT d.event_id, d.subscription_id, 'pending', 0, $2, $2, $2 FROM webhook_deliveries d
-		WHERE d.subscription_id = $1 AND d.status = 'failed' AND d.updated_at >= $3
+		SELECT d.event_id, d.subscription_id, 'pending', 0, $2, $2, $2 FROM webhook_deliveries d
+		WHERE d.id IN (SELECT MIN(f.id) FROM webhook_deliveries f
+			WHERE f.subscription_id = $1 AND f.status = 'failed' AND f.updated_at >= $3 GROUP BY f.event_id)
 		AND NOT EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.event_id = d.event_id AND x.subscription_id = $1
 			AND x.status IN ('pending', 'succeeded'))`, p.ID, ts(p.Now), ts(since))
 	if err != nil {
