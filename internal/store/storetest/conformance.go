@@ -30,6 +30,11 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Booking filters, event feed, subscription pause, sandbox timers: feed.go.
+		"BookingFilters":    exerciseBookingFilters,
+		"EventFeed":         exerciseEventFeed,
+		"SubscriptionPause": exerciseSubscriptionPause,
+		"SandboxTimers":     exerciseSandboxTimers,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
