@@ -442,7 +442,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
+		env := apitest.New(t, o, apitest.AllowPrivateWebhooks)
 		now := time.Now().UTC()
 		env.Clock.Set(now)
 		env.Import(apitest.Demo(now, 70))

@@ -121,7 +121,7 @@ func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
 	client := redis.NewClient(opts)
 	srv.shutdown = append(srv.shutdown, func() { _ = client.Close() })
 	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", opts.Addr)
-	return ratelimit.NewFailOpen(ratelimit.NewRedis(client), e.logger, local), nil
+	return ratelimit.NewFailOpen(ratelimit.NewRedis(client, nil), e.logger, local), nil
 }
 
 // wireAdmin starts, with --admin-addr, a separate listener serving /metrics.

@@ -28,6 +28,7 @@ func (c *serveCmd) wireWebhooks(e *env, st *sqlstore.DB, svc *booking.Service, s
 		return err
 	}
 	svc.Store = webhook.NotifyOnEvent(st, d.Nudge)
+	svc.WebhookAllowPrivate = c.WebhookAllowPrivate // subscriptions are judged as deliveries are
 	if c.WebhookAllowPrivate {
 		e.logger.Warn("webhooks may be delivered to loopback and private addresses, and over http (--webhook-allow-private): for development and tests only")
 	}

@@ -18,40 +18,17 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/clocktest"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
 // Clock is a settable clock, safe for concurrent use.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+type Clock = clocktest.Clock
 
 // NewClock returns a clock stopped at now.
-func NewClock(now time.Time) *Clock { return &Clock{now: now.UTC()} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// Set moves the clock to t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t.UTC()
-}
+func NewClock(now time.Time) *Clock { return clocktest.New(now) }
 
 // Start is the time every test starts at: a fixed morning, so dates in tests are stable.
 var Start = time.Date(2027, 1, 4, 9, 30, 0, 0, time.UTC)
@@ -74,6 +51,10 @@ type Env struct {
 
 // Option changes the server configuration before it starts.
 type Option func(*httpapi.Config)
+
+// AllowPrivateWebhooks accepts webhook subscriptions to loopback receivers, as serve
+// --webhook-allow-private does: test receivers listen on 127.0.0.1.
+func AllowPrivateWebhooks(c *httpapi.Config) { c.Service.WebhookAllowPrivate = true }
 
 // ForEachDB runs fn as a parallel subtest on SQLite and on PostgreSQL.
 func ForEachDB(t *testing.T, fn func(t *testing.T, o storetest.Opener)) {

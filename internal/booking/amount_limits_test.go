@@ -49,7 +49,7 @@ func TestLargestAmountsFitInt64(t *testing.T) {
 		rows[i] = store.InventoryRow{Kind: store.UnitRoom, Capacity: maxRooms, Price: catalog.MaxAmount}
 	}
 	night, ok := stayTotal(rows, maxNights, maxRooms, func(net int64) int64 {
-		return con.Line(pricing.Market(net, catalog.MaxMarketBP))
+		return con.MarketLine(net, catalog.MaxMarketBP)
 	})
 	if !ok {
 		t.Fatal("stayTotal refused the stay")

@@ -127,7 +127,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st 
 		return 0, false
 	}
 	market := int64(h.Markets[st.nationality])
-	total, ok := stayTotal(rows, st.nights, st.rooms, func(net int64) int64 { return c.Line(pricing.Market(net, market)) })
+	total, ok := stayTotal(rows, st.nights, st.rooms, func(net int64) int64 { return c.MarketLine(net, market) })
 	return total * int64(st.rooms), ok
 }
 

@@ -27,6 +27,9 @@ type Service struct {
 	Store  store.Store
 	Clock  tradewind.Clock
 	Logger *slog.Logger
+	// WebhookAllowPrivate accepts subscriptions to loopback and private hosts and plain
+	// http, as serve --webhook-allow-private does for deliveries (development, tests).
+	WebhookAllowPrivate bool
 }
 
 // New returns a service over st.

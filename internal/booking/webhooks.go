@@ -12,6 +12,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/webhook"
 )
 
 // MaxSubscriptions is the most active webhook subscriptions a partner may have.
@@ -55,7 +56,7 @@ var tooManySubscriptions = fmt.Sprintf("webhooks: at most %d active subscription
 // every problem: the url, each unknown event type, and the limit of MaxSubscriptions.
 func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *SubscriptionRequest) (*SubscriptionView, error) {
 	var p problems
-	validateWebhookURL(&p, req.URL)
+	validateWebhookURL(&p, req.URL, s.WebhookAllowPrivate)
 	types := validateEventTypes(&p, req.EventTypes)
 	n, err := s.Store.SubscriptionCountActive(ctx, c.Partner.ID)
 	if err != nil {
@@ -90,8 +91,9 @@ func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *Subscr
 	return v, nil
 }
 
-// validateWebhookURL requires an absolute https url with a host and no credentials.
-func validateWebhookURL(p *problems, raw string) {
+// validateWebhookURL requires an absolute https url with a host and no credentials, whose
+// host is public (webhook.CheckHost) unless allowPrivate.
+func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 	if strings.TrimSpace(raw) == "" {
 		p.add("url is required")
 		return
@@ -110,6 +112,10 @@ func validateWebhookURL(p *problems, raw string) {
 		p.add("url: must name a host")
 	case u.User != nil:
 		p.add("url: must not contain credentials")
+	case !allowPrivate:
+		if why := webhook.CheckHost(u.Hostname()); why != "" {
+			p.add("url: %s; webhooks are delivered to public hosts only", why)
+		}
 	}
 }
 

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/tradewind/tradewind"
 )
@@ -89,9 +91,40 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if !known {
 		status = http.StatusInternalServerError
 	}
-	details := te.Details
-	if details == nil {
-		details = []string{}
+	writeJSON(w, status, errorBody{Success: false, Message: truncateText(te.Message, maxMessageBytes), Code: te.Code,
+		Errors: boundedDetails(te.Details)})
+}
+
+// Bounds of the errors list (decisions.md): an answer stays small whatever a client sends,
+// even a body of thousands of bad values, each of which may be quoted back.
+const (
+	maxDetails      = 50
+	maxDetailBytes  = 300
+	maxMessageBytes = 500
+)
+
+// boundedDetails returns at most maxDetails problems, each cut to maxDetailBytes, and then
+// one entry saying how many more there were.
+func boundedDetails(details []string) []string {
+	out := make([]string, 0, min(len(details), maxDetails+1))
+	for i, d := range details {
+		if i == maxDetails {
+			out = append(out, fmt.Sprintf("… and %d more problems", len(details)-maxDetails))
+			break
+		}
+		out = append(out, truncateText(d, maxDetailBytes))
 	}
-	writeJSON(w, status, errorBody{Success: false, Message: te.Message, Code: te.Code, Errors: details})
+	return out
+}
+
+// truncateText cuts s to at most n bytes on a character boundary, marking the cut.
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

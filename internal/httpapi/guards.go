@@ -1,15 +1,14 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -123,16 +122,13 @@ func RateLimit(limiter ratelimit.Limiter) Guard {
 		h := w.Header()
 		h.Set(HeaderRateLimitLimit, strconv.Itoa(res.Limit))
 		h.Set(HeaderRateLimitRemaining, strconv.Itoa(res.Remaining))
-		h.Set(HeaderRateLimitReset, strconv.Itoa(ceilSeconds(res.ResetAfter)))
+		h.Set(HeaderRateLimitReset, strconv.Itoa(ratelimit.CeilSeconds(res.ResetAfter)))
 		if !res.Allowed {
 			return rateLimited(w, res.RetryAfterSeconds(), fmt.Sprintf("%d requests per minute", perMinute))
 		}
 		return nil
 	}
 }
-
-// ceilSeconds rounds d up to whole seconds.
-func ceilSeconds(d time.Duration) int { return int((d + time.Second - 1) / time.Second) }
 
 // rateLimited sets Retry-After and returns the 429 rate_limited error.
 func rateLimited(w http.ResponseWriter, retryAfter int, budget string) error {
@@ -144,61 +140,55 @@ func rateLimited(w http.ResponseWriter, retryAfter int, budget string) error {
 // LimitAuthFailures allows one client address by default.
 const AuthFailureLimit = 60
 
-// LimitAuthFailures returns middleware that counts, per client address (an IPv6 address
-// by its /64), the partner API requests answered 401 (bad key or signature) in an
-// in-process limiter of perMinute per minute. Once an address has spent its budget, its
-// requests under Prefix are answered 429 rate_limited with Retry-After before their body
-// is read or their key looked up, until the budget allows one more failure. Requests that
-// authenticate spend nothing, so partners are limited only by their own budget.
+// LimitAuthFailures returns middleware that limits, per client address (an IPv6 address
+// by its /64), the partner API requests refused for their key (401 unauthorized: a
+// missing, malformed, unknown, revoked or expired key) to perMinute in any minute, in an
+// in-process sliding window. A bad key beyond that is answered 429 rate_limited with
+// Retry-After (when a bad key would be answered 401 again) instead of 401; a refused
+// attempt does not count. A request with a usable key is never counted nor refused, even
+// when its signature fails, so clients with good keys behind one address are never
+// throttled by a neighbour sending bad ones: they meet only their partner's budget.
 func LimitAuthFailures(trust security.ProxyTrust, perMinute int, now func() time.Time) func(http.Handler) http.Handler {
-	if now == nil {
-		now = time.Now
+	f := &authFailures{trust: trust, perMinute: perMinute, limiter: ratelimit.NewMemory(now)}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isPartnerAPI(r) {
+				r = r.WithContext(context.WithValue(r.Context(), authFailuresKey{}, f))
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
-	f := &authFailures{trust: trust, perMinute: perMinute, now: now, limiter: ratelimit.NewMemory(now), until: map[string]time.Time{}}
-	return f.middleware
 }
 
-// authFailures is the state of LimitAuthFailures: its limiter, and the addresses that
-// spent their budget with the time until which they are refused.
+// authFailures is the state of LimitAuthFailures, which it leaves in the context of each
+// partner API request for limitAuthFailure.
 type authFailures struct {
 	trust     security.ProxyTrust
 	perMinute int
-	now       func() time.Time
 	limiter   *ratelimit.Memory
-
-	mu        sync.Mutex
-	until     map[string]time.Time
-	lastSweep time.Time
 }
 
-func (f *authFailures) middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !isPartnerAPI(r) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		addr := f.clientKey(r)
-		if wait := f.blockedFor(addr); wait > 0 {
-			err := rateLimited(w, ceilSeconds(wait), fmt.Sprintf("%d failed authentications per minute from one address", f.perMinute))
-			writeError(w, r, discardLogger, err) // a *tradewind.Error is never logged
-			return
-		}
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.status != http.StatusUnauthorized {
-			return
-		}
-		res, err := f.limiter.Allow(r.Context(), addr, f.perMinute)
-		if err == nil && !res.Allowed {
-			f.block(addr, res.RetryAfter)
-		}
-	})
+type authFailuresKey struct{}
+
+// limitAuthFailure is called with the error that answers a partner API request. When
+// LimitAuthFailures is in use and err refuses the key (401 unauthorized), it counts the
+// failure against the client address and returns the 429 that replaces the 401 once the
+// address has failed perMinute times in the last minute; otherwise it returns err.
+func limitAuthFailure(w http.ResponseWriter, r *http.Request, err error) error {
+	f, _ := r.Context().Value(authFailuresKey{}).(*authFailures)
+	var te *tradewind.Error
+	if f == nil || !errors.As(err, &te) || te.Code != tradewind.ECodeUnauthorized {
+		return err
+	}
+	res, lerr := f.limiter.Allow(r.Context(), f.clientKey(r), f.perMinute)
+	if lerr != nil || res.Allowed {
+		return err
+	}
+	return rateLimited(w, res.RetryAfterSeconds(), fmt.Sprintf("%d failed authentications per minute from one address", f.perMinute))
 }
 
 // isPartnerAPI reports whether r is for the partner API (not /healthz, /readyz).
 func isPartnerAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, Prefix+"/") }
-
-var discardLogger = slog.New(slog.DiscardHandler)
 
 // clientKey returns the limiter key of r's client address: the address for IPv4, its /64
 // for IPv6 (one subscriber typically holds a whole /64).
@@ -208,27 +198,4 @@ func (f *authFailures) clientKey(r *http.Request) string {
 		return netip.PrefixFrom(ip, 64).Masked().String()
 	}
 	return ip.String()
-}
-
-// blockedFor returns how long addr is still refused, or 0.
-func (f *authFailures) blockedFor(addr string) time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	now := f.now()
-	if now.Sub(f.lastSweep) >= time.Minute {
-		f.lastSweep = now
-		for a, t := range f.until {
-			if !t.After(now) {
-				delete(f.until, a)
-			}
-		}
-	}
-	return max(f.until[addr].Sub(now), 0)
-}
-
-// block refuses addr for d from now.
-func (f *authFailures) block(addr string, d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.until[addr] = f.now().Add(d)
 }

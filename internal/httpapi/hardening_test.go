@@ -66,7 +66,7 @@ func TestRequestIDEverywhere(t *testing.T) {
 			{"rate limited", apitest.Request{Method: "GET", Path: "/meta/ping", Key: slow.LiveKey}, 429},
 			{"unsigned", apitest.Request{Method: "GET", Path: "/meta/ping", Key: signer.LiveKey}, 401},
 			{"bad key", apitest.Request{Method: "GET", Path: "/meta/ping", Key: "tw_live_" + strings.Repeat("E", 40)}, 401},
-			{"failures blocked", apitest.Request{Method: "GET", Path: "/meta/ping", Key: p.LiveKey}, 429},
+			{"failures blocked", apitest.Request{Method: "GET", Path: "/meta/ping", Key: "tw_live_" + strings.Repeat("F", 40)}, 429},
 		} {
 			res := env.Do(tt.req)
 			id := res.Header.Get("X-Request-Id")

@@ -164,6 +164,21 @@ func TestMarkupPricing(t *testing.T) {
 	})
 }
 
+// TestMarketAndMarkupRoundOnce: a GB guest at the Lisbon hotel (+5 % market) for a 5 %
+// markup partner pays 100.05 × 1.05 × 1.05 = 110.305125 → 110.31 a night, rounded once
+// (decisions.md); rounding after the market step gave 105.05 × 1.05 = 110.3025 → 110.30.
+func TestMarketAndMarkupRoundOnce(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		p := env.NewPartner("resell5", booking.PartnerParams{PricingMode: ptr("markup"), MarkupPercent: ptr("5")})
+		res := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(2), "nationality_code": "GB"}).Expect(t, 200, "")
+		if !strings.Contains(string(res.Raw), `"from_price":110.31`) {
+			t.Errorf("market then markup, one rounding: %s", res.Raw)
+		}
+	})
+}
+
 func TestBadInput(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := newHotelEnv(t, o)

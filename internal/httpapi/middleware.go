@@ -173,7 +173,7 @@ func (s *Server) authenticated(e endpoint) http.Handler {
 		ri.route = e.method + " " + e.path
 		res, err := s.serveEndpoint(w, r, e, ri)
 		if err != nil {
-			writeError(w, r, s.logger, err)
+			writeError(w, r, s.logger, limitAuthFailure(w, r, err))
 			return
 		}
 		writeSuccess(w, res)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -378,6 +379,8 @@ func secRateHeaders(res *apitest.Response) string {
 	return h.Get("RateLimit-Limit") + "/" + h.Get("RateLimit-Remaining") + "/" + h.Get("RateLimit-Reset")
 }
 
+// TestRateLimit: a partner's budget is an exact sliding window of 60 s shared by its keys,
+// and the headers say when the next request passes.
 func TestRateLimit(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env := apitest.New(t, o, secGuards(security.ProxyTrust{}, nil))
@@ -385,56 +388,83 @@ func TestRateLimit(t *testing.T) {
 		p := env.NewPartner("small", booking.PartnerParams{RateLimit: &three})
 		other := env.NewPartner("other", booking.PartnerParams{RateLimit: &big})
 
-		// Test and live keys share one budget of 3 per minute (one request per 20 s).
+		// Test and live keys share one budget of 3 in any 60 s. RateLimit-Reset is when the
+		// oldest request leaves the window; with nothing remaining, when the next passes.
 		steps := []struct {
-			key     string
-			status  int
-			headers string
+			advance    time.Duration
+			key        string
+			status     int
+			headers    string
+			retryAfter string
 		}{
-			{p.TestKey, 200, "3/2/20"},
-			{p.LiveKey, 200, "3/1/40"},
-			{p.TestKey, 200, "3/0/60"},
-			{p.LiveKey, 429, "3/0/60"},
-			{p.TestKey, 429, "3/0/60"},
+			{0, p.TestKey, 200, "3/2/60", ""},
+			{10 * time.Second, p.LiveKey, 200, "3/1/50", ""},
+			{10 * time.Second, p.TestKey, 200, "3/0/40", ""},
+			{0, p.LiveKey, 429, "3/0/40", "40"},
+			{39 * time.Second, p.TestKey, 429, "3/0/1", "1"}, // 59 s: nothing has refilled
+			{time.Second, p.LiveKey, 200, "3/0/10", ""},      // 60 s: the first left the window
+			{0, p.LiveKey, 429, "3/0/10", "10"},
+			{10 * time.Second, p.TestKey, 200, "3/0/10", ""},
 		}
 		for i, s := range steps {
+			env.Clock.Advance(s.advance)
 			res := env.Get(s.key, "/meta/ping")
-			if res.Status != s.status || secRateHeaders(res) != s.headers {
-				t.Fatalf("request %d: got %d %s, want %d %s: %s", i+1, res.Status, secRateHeaders(res), s.status, s.headers, res.Raw)
+			if res.Status != s.status || secRateHeaders(res) != s.headers || res.Header.Get("Retry-After") != s.retryAfter {
+				t.Fatalf("request %d: got %d %s Retry-After %q, want %d %s %q: %s", i+1, res.Status, secRateHeaders(res),
+					res.Header.Get("Retry-After"), s.status, s.headers, s.retryAfter, res.Raw)
 			}
 			if s.status == 429 {
 				res.Expect(t, 429, "rate_limited")
-				if ra := res.Header.Get("Retry-After"); ra != "20" {
-					t.Errorf("Retry-After = %q, want 20", ra)
-				}
-			} else if ra := res.Header.Get("Retry-After"); ra != "" {
-				t.Errorf("Retry-After %q on an allowed request", ra)
 			}
 		}
 		// Other partners have budgets of their own; unauthenticated requests spend nothing
 		// and carry no rate-limit headers.
-		if res := env.Get(other.LiveKey, "/meta/ping").Expect(t, 200, ""); secRateHeaders(res) != "1000/999/1" {
+		if res := env.Get(other.LiveKey, "/meta/ping").Expect(t, 200, ""); secRateHeaders(res) != "1000/999/60" {
 			t.Errorf("other partner: %s", secRateHeaders(res))
 		}
 		if res := env.Get("tw_live_"+strings.Repeat("B", 40), "/meta/ping").Expect(t, 401, "unauthorized"); secRateHeaders(res) != "//" {
 			t.Errorf("401 carries rate-limit headers: %s", secRateHeaders(res))
 		}
 		// Error responses after authentication carry the headers too.
-		if res := env.Get(other.LiveKey, "/bookings/HTL-NOPE1234").Expect(t, 404, "not_found"); secRateHeaders(res) != "1000/998/1" {
+		if res := env.Get(other.LiveKey, "/bookings/HTL-NOPE1234").Expect(t, 404, "not_found"); secRateHeaders(res) != "1000/998/60" {
 			t.Errorf("404: %s", secRateHeaders(res))
 		}
+	})
+}
 
-		// One request every 20 s refills.
-		env.Clock.Advance(19 * time.Second)
-		if res := env.Get(p.TestKey, "/meta/ping").Expect(t, 429, "rate_limited"); res.Header.Get("Retry-After") != "1" {
-			t.Errorf("after 19 s: Retry-After %q, want 1", res.Header.Get("Retry-After"))
+// TestRateLimitNoMinuteExceedsTheBudget sends a request a second for three minutes:
+// exactly the budget passes in each minute (a token bucket passed about twice as many in
+// the first), and every Retry-After is honest.
+func TestRateLimitNoMinuteExceedsTheBudget(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, storetest.Openers()[0], secGuards(security.ProxyTrust{}, nil))
+	limit := 20
+	p := env.NewPartner("steady", booking.PartnerParams{RateLimit: &limit})
+	var perMinute [3]int
+	passAt := time.Time{} // the earliest time the last Retry-After promised a pass
+	for i := range 3 * 60 {
+		now := env.Clock.Now()
+		res := env.Get(p.LiveKey, "/meta/ping")
+		switch res.Status {
+		case 200:
+			perMinute[i/60]++
+			if now.Before(passAt) {
+				t.Fatalf("request %d passed before Retry-After promised", i)
+			}
+		case 429:
+			ra, err := strconv.Atoi(res.Header.Get("Retry-After"))
+			if err != nil || ra < 1 || ra > 60 {
+				t.Fatalf("request %d: Retry-After %q", i, res.Header.Get("Retry-After"))
+			}
+			passAt = now.Add(time.Duration(ra-1) * time.Second) // rounded up to whole seconds
+		default:
+			t.Fatalf("request %d: %d %s", i, res.Status, res.Raw)
 		}
 		env.Clock.Advance(time.Second)
-		if res := env.Get(p.LiveKey, "/meta/ping").Expect(t, 200, ""); secRateHeaders(res) != "3/0/60" {
-			t.Errorf("after 20 s: %s", secRateHeaders(res))
-		}
-		env.Get(p.LiveKey, "/meta/ping").Expect(t, 429, "rate_limited")
-	})
+	}
+	if perMinute != [3]int{limit, limit, limit} {
+		t.Errorf("allowed per minute %v, want %d each", perMinute, limit)
+	}
 }
 
 // secRedis returns a client of the test Redis with the production timeouts, failing the
@@ -481,10 +511,10 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ns, _ := secNamespace(t)
 		// Two servers over one database, each with its own Redis client and limiter.
-		a := apitest.New(t, o, secGuards(security.ProxyTrust{}, nsLimiter{ratelimit.NewRedis(secRedis(t, nil)), ns}))
+		a := apitest.New(t, o, secGuards(security.ProxyTrust{}, nsLimiter{ratelimit.NewRedis(secRedis(t, nil), nil), ns}))
 		srvB := httptest.NewServer(httpapi.NewServer(httpapi.Config{Store: a.Store, Service: a.Service,
 			Logger: slog.New(slog.DiscardHandler), Clock: a.Clock,
-			Guards: httpapi.PartnerGuards(a.Service, security.ProxyTrust{}, nsLimiter{ratelimit.NewRedis(secRedis(t, nil)), ns})}))
+			Guards: httpapi.PartnerGuards(a.Service, security.ProxyTrust{}, nsLimiter{ratelimit.NewRedis(secRedis(t, nil), nil), ns})}))
 		t.Cleanup(srvB.Close)
 		b := secOnServer(a, srvB)
 		four := 4
@@ -499,9 +529,11 @@ func TestRateLimitSharedThroughRedis(t *testing.T) {
 		}
 		for _, env := range []*apitest.Env{a, b} {
 			res := env.Get(p.LiveKey, "/meta/ping").Expect(t, 429, "rate_limited")
+			// The window is Redis's clock: the first request leaves it in just under 60 s.
 			ra, err := strconv.Atoi(res.Header.Get("Retry-After"))
-			if err != nil || ra < 1 || ra > 15 {
-				t.Errorf("Retry-After %q, want 1–15 seconds", res.Header.Get("Retry-After"))
+			if err != nil || ra < 50 || ra > 60 || res.Header.Get("RateLimit-Reset") != res.Header.Get("Retry-After") {
+				t.Errorf("Retry-After %q, RateLimit-Reset %q, want the same, about 60 seconds",
+					res.Header.Get("Retry-After"), res.Header.Get("RateLimit-Reset"))
 			}
 		}
 	})
@@ -524,7 +556,7 @@ func TestRateLimitFailsOpenWhenRedisIsDown(t *testing.T) {
 		var sw redisSwitch
 		client := secRedis(t, sw.dial)
 		env := apitest.New(t, o, func(cfg *httpapi.Config) {
-			limiter := ratelimit.NewFailOpen(ratelimit.NewRedis(client), cfg.Logger, ratelimit.NewMemory(cfg.Clock.Now))
+			limiter := ratelimit.NewFailOpen(ratelimit.NewRedis(client, nil), cfg.Logger, ratelimit.NewMemory(cfg.Clock.Now))
 			secGuards(security.ProxyTrust{}, nsLimiter{limiter, ns})(cfg)
 		})
 		two := 2
@@ -566,50 +598,66 @@ func secFailureEnv(t *testing.T, perMinute int) *apitest.Env {
 	})
 }
 
+// TestLimitAuthFailures: an address that sends too many bad keys is refused further bad
+// keys, while good keys from the same address pass untouched.
 func TestLimitAuthFailures(t *testing.T) {
 	t.Parallel()
 	env := secFailureEnv(t, 5)
 	yes, big := true, 1000
 	p := env.NewPartner("good", booking.PartnerParams{RateLimit: &big})
-	signer := env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes, RateLimit: &big})
+	signerKey := env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes, RateLimit: &big}).LiveKey
+	secret := secSigningSecret(t, env, "signer")
 	bad := "tw_live_" + strings.Repeat("C", 40)
-	from := func(addr, key string) *apitest.Response {
-		return env.Do(apitest.Request{Method: "GET", Path: "/meta/ping", Key: key, Header: map[string]string{"X-Forwarded-For": addr}})
+	from := func(addr, key string, header map[string]string) *apitest.Response {
+		h := map[string]string{"X-Forwarded-For": addr}
+		maps.Copy(h, header)
+		return env.Do(apitest.Request{Method: "GET", Path: "/meta/ping", Key: key, Header: h})
 	}
 
-	// Requests that authenticate never count.
+	// Requests with good keys never count, nor do bad signatures on a good key.
 	for range 20 {
-		from("198.51.100.1", p.LiveKey).Expect(t, 200, "")
+		from("198.51.100.1", p.LiveKey, nil).Expect(t, 200, "")
+		from("198.51.100.1", signerKey, nil).Expect(t, 401, "signature_required")
 	}
-	// Six failures (one beyond the budget of 5) are answered 401; then the address is
-	// refused, even with a good key, until one more failure fits (12 s at 5 per minute).
+	// Five bad keys, one a second, are answered 401; the sixth is refused until the first
+	// leaves the minute (55 s later), and a refused attempt does not count.
+	for _, key := range []string{bad, "", "not-a-key", bad, "tw_test_" + strings.Repeat("C", 40)} {
+		from("198.51.100.1", key, nil).Expect(t, 401, "unauthorized")
+		env.Clock.Advance(time.Second)
+	}
 	for range 3 {
-		from("198.51.100.1", bad).Expect(t, 401, "unauthorized")
-		from("198.51.100.1", signer.LiveKey).Expect(t, 401, "signature_required") // counts too
+		res := from("198.51.100.1", bad, nil).Expect(t, 429, "rate_limited")
+		if ra := res.Header.Get("Retry-After"); ra != "55" {
+			t.Errorf("Retry-After %q, want 55", ra)
+		}
+		if res.Header.Get("X-Request-Id") == "" {
+			t.Errorf("429 without X-Request-Id")
+		}
 	}
-	res := from("198.51.100.1", p.LiveKey).Expect(t, 429, "rate_limited")
-	if ra := res.Header.Get("Retry-After"); ra != "12" {
-		t.Errorf("Retry-After %q, want 12", ra)
-	}
-	if res.Header.Get("X-Request-Id") == "" {
-		t.Errorf("429 without X-Request-Id")
-	}
+	// Meanwhile good keys from the same address pass, signed requests included.
+	from("198.51.100.1", p.LiveKey, nil).Expect(t, 200, "")
+	from("198.51.100.1", signerKey, secSign(secret, env.Clock.Now().Unix(), "GET", "/meta/ping", "")).Expect(t, 200, "")
+	from("198.51.100.1", signerKey, nil).Expect(t, 401, "signature_required")
 	// Other addresses, and the health checks, are not affected.
-	from("198.51.100.2", p.LiveKey).Expect(t, 200, "")
-	from("198.51.100.2", bad).Expect(t, 401, "unauthorized")
+	from("198.51.100.2", bad, nil).Expect(t, 401, "unauthorized")
 	if resp, err := env.Server.Client().Get(env.Server.URL + "/healthz"); err != nil || resp.StatusCode != 200 {
-		t.Errorf("/healthz while an address is blocked: %v %v", resp, err)
+		t.Errorf("/healthz while an address is refused: %v %v", resp, err)
 	} else {
 		resp.Body.Close()
 	}
 
-	env.Clock.Advance(11 * time.Second)
-	from("198.51.100.1", p.LiveKey).Expect(t, 429, "rate_limited")
+	// A second before the first failure leaves the window: still refused; then exactly one
+	// more bad key is answered 401, the next waits for the second failure (1 s).
+	env.Clock.Advance(54 * time.Second)
+	if res := from("198.51.100.1", bad, nil).Expect(t, 429, "rate_limited"); res.Header.Get("Retry-After") != "1" {
+		t.Errorf("at 59 s: Retry-After %q, want 1", res.Header.Get("Retry-After"))
+	}
 	env.Clock.Advance(time.Second)
-	from("198.51.100.1", p.LiveKey).Expect(t, 200, "")
-	from("198.51.100.1", bad).Expect(t, 401, "unauthorized")
-	from("198.51.100.1", bad).Expect(t, 401, "unauthorized")
-	from("198.51.100.1", p.LiveKey).Expect(t, 429, "rate_limited")
+	from("198.51.100.1", bad, nil).Expect(t, 401, "unauthorized")
+	if res := from("198.51.100.1", bad, nil).Expect(t, 429, "rate_limited"); res.Header.Get("Retry-After") != "1" {
+		t.Errorf("at 60 s: Retry-After %q, want 1", res.Header.Get("Retry-After"))
+	}
+	from("198.51.100.1", p.LiveKey, nil).Expect(t, 200, "")
 }
 
 func TestLimitAuthFailuresGroupsIPv6By64(t *testing.T) {
@@ -621,7 +669,8 @@ func TestLimitAuthFailuresGroupsIPv6By64(t *testing.T) {
 		return env.Do(apitest.Request{Method: "GET", Path: "/meta/ping", Key: key, Header: map[string]string{"X-Forwarded-For": addr}})
 	}
 	from("2001:db8:1:2::1", bad).Expect(t, 401, "unauthorized")
-	from("2001:db8:1:2::2", bad).Expect(t, 401, "unauthorized")
-	from("2001:db8:1:2:ffff::3", p.TestKey).Expect(t, 429, "rate_limited")
-	from("2001:db8:1:3::1", p.TestKey).Expect(t, 200, "")
+	from("2001:db8:1:2::2", bad).Expect(t, 429, "rate_limited") // the same /64
+	from("2001:db8:1:2:ffff::3", bad).Expect(t, 429, "rate_limited")
+	from("2001:db8:1:2:ffff::3", p.TestKey).Expect(t, 200, "")
+	from("2001:db8:1:3::1", bad).Expect(t, 401, "unauthorized")
 }

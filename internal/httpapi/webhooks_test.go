@@ -122,3 +122,23 @@ func TestWebhookSubscriptions(t *testing.T) {
 		deleteWebhook(env, noScope, subs[0].ID).Expect(t, http.StatusForbidden, "insufficient_scope")
 	})
 }
+
+// TestWebhookURLMustBePublic: a subscription to a loopback, private, link-local,
+// multicast or numerically spelled host is refused when it is created (decisions.md),
+// every problem listed; serve --webhook-allow-private (AllowPrivateWebhooks) accepts it.
+func TestWebhookURLMustBePublic(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		for _, host := range []string{"127.0.0.1", "localhost", "10.0.0.7", "192.168.1.1", "169.254.169.254", "[::1]", "[fe80::1]",
+			"224.0.0.1", "2130706433", "0x7f000001", "0177.0.0.1", "127.1"} {
+			expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("https://"+host+":8443/hook", "booking.cancelled")),
+				"webhooks are delivered to public hosts only")
+		}
+		env.Post(acme.TestKey, "/webhooks", webhookBody("https://93.184.216.34/hook", "booking.cancelled")).Expect(t, http.StatusCreated, "")
+
+		dev := apitest.New(t, o, apitest.AllowPrivateWebhooks)
+		local := dev.NewPartner("local", booking.PartnerParams{})
+		dev.Post(local.TestKey, "/webhooks", webhookBody("https://127.0.0.1:8443/hook", "booking.cancelled")).Expect(t, http.StatusCreated, "")
+	})
+}

@@ -3,6 +3,9 @@
 package pricing
 
 import (
+	"math"
+	"math/bits"
+
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/money"
 )
@@ -25,13 +28,47 @@ func (c Contract) Line(net int64) int64 {
 	return net
 }
 
-// Market applies a hotel market's percent adjustment (basis points) to a net price,
-// before the partner's markup.
-func Market(net, bp int64) int64 {
-	if bp == 0 {
-		return net
+// MarketLine prices one hotel night of one room whose guest nationality matches a market
+// of marketBP basis points (0 when none): net × (1 + market %) × (1 + markup %) composed
+// exactly and rounded half-up once (decisions.md: one rounding per priced line), so a
+// JPY night never loses a unit to a rounding between the two percentages.
+func (c Contract) MarketLine(net, marketBP int64) int64 {
+	markup := int64(0)
+	if c.Mode == tradewind.PricingMarkup {
+		markup = c.MarkupBP
 	}
-	return money.ApplyPercentBP(net, bp)
+	return applyTwoPercentsBP(net, marketBP, markup)
+}
+
+// applyTwoPercentsBP returns minor × (10000+a)/10000 × (10000+b)/10000 rounded half-up
+// (away from zero) once. The product is taken in 128 bits: catalog amounts (≤ 10^11) times
+// two factors (≤ 1.1·10^5 each, catalog.MaxMarketBP and markups) overflow int64.
+func applyTwoPercentsBP(minor, a, b int64) int64 {
+	const scale = 10000 * 10000
+	neg := minor < 0
+	if neg {
+		minor = -minor
+	}
+	fa, fb := 10000+a, 10000+b
+	if fa < 0 || fb < 0 { // below -100 %: nothing to sell; the catalog refuses it anyway
+		return 0
+	}
+	p1hi, p1 := bits.Mul64(uint64(minor), uint64(fa))
+	hi, lo := bits.Mul64(p1, uint64(fb))
+	lo, carry := bits.Add64(lo, scale/2, 0)
+	hi += carry
+	if p1hi != 0 || hi >= scale { // a price beyond any catalog's cap: saturate, never panic
+		q := uint64(math.MaxInt64)
+		if neg {
+			return -int64(q)
+		}
+		return int64(q)
+	}
+	q, _ := bits.Div64(hi, lo, scale)
+	if neg {
+		return -int64(q)
+	}
+	return int64(q)
 }
 
 // PerPerson prices a party at per-person net prices, one rounded line per person type.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/tradewind/tradewind/internal/clocktest"
 )
 
 // logRecorder is a slog.Handler that keeps the records it is given.
@@ -60,7 +62,7 @@ type errLimiter struct{ err error }
 func (e errLimiter) Allow(context.Context, string, int) (Result, error) { return Result{}, e.err }
 
 // newTestFailOpen returns NewFailOpen's limiter driven by clock, with its log recorder.
-func newTestFailOpen(tb testing.TB, primary, fallback Limiter, clock *fakeClock) (*failOpen, *logRecorder) {
+func newTestFailOpen(tb testing.TB, primary, fallback Limiter, clock *clocktest.Clock) (*failOpen, *logRecorder) {
 	tb.Helper()
 	rec := &logRecorder{}
 	l, ok := NewFailOpen(primary, slog.New(rec), fallback).(*failOpen)
@@ -74,12 +76,12 @@ func newTestFailOpen(tb testing.TB, primary, fallback Limiter, clock *fakeClock)
 func TestFailOpenUnreachableRedisFallsBackAndStillLimits(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	primary := &countingLimiter{Limiter: NewRedis(newDeadRedisClient(t))}
+	primary := &countingLimiter{Limiter: NewRedis(newDeadRedisClient(t), nil)}
 	l, logs := newTestFailOpen(t, primary, NewMemory(clock.Now), clock)
 
 	got, last := allowN(t, l, "p1", 120, 121)
-	if got != 120 || last.RetryAfter != 500*time.Millisecond {
-		t.Fatalf("with Redis down: %d allowed, last %+v; want 120 and RetryAfter 500ms", got, last)
+	if got != 120 || last.RetryAfter != Window {
+		t.Fatalf("with Redis down: %d allowed, last %+v; want 120 and RetryAfter 1m", got, last)
 	}
 	if n := primary.calls.Load(); n != 1 {
 		t.Errorf("Redis asked %d times, want 1 (then only once per probe interval)", n)
@@ -199,7 +201,7 @@ func TestFailOpenRecoversWhenRedisAnswers(t *testing.T) {
 
 	clock := newFakeClock()
 	fallback := &countingLimiter{Limiter: NewMemory(clock.Now)}
-	l, logs := newTestFailOpen(t, NewRedis(c), fallback, clock)
+	l, logs := newTestFailOpen(t, NewRedis(c, nil), fallback, clock)
 
 	// Redis down: the in-process budget of 2 applies.
 	if got, _ := allowN(t, l, key, 2, 3); got != 2 {
@@ -226,7 +228,7 @@ func TestFailOpenRecoversWhenRedisAnswers(t *testing.T) {
 		t.Errorf("%d recovery records, want 1", n)
 	}
 	// Another server sharing this Redis sees the same, now spent, budget.
-	if res := mustAllow(t, NewRedis(check), key, 2); res.Allowed {
+	if res := mustAllow(t, NewRedis(check, nil), key, 2); res.Allowed {
 		t.Errorf("second server allowed a request beyond the shared budget: %+v", res)
 	}
 }

@@ -7,79 +7,87 @@ import (
 	"time"
 )
 
-// sweepEvery is how often Memory drops keys whose budget is full again.
+// sweepEvery is how often Memory drops the keys whose log has left the window.
 const sweepEvery = time.Minute
 
-// Memory is an in-process GCRA limiter; it is safe for concurrent use.
+// Memory is an in-process sliding-log limiter; it is safe for concurrent use. Per key it
+// keeps the times of at most limit allowed requests (8 bytes each), oldest first.
 type Memory struct {
 	clock func() time.Time
 
 	mu        sync.Mutex
-	tat       map[string]time.Time // theoretical arrival time per key; absent means a full budget
-	lastSweep time.Time
+	logs      map[string][]int64 // unix nanoseconds of allowed requests in the window, oldest first
+	lastSweep int64              // unix nanoseconds of the last sweep
 }
 
 // NewMemory returns an in-process limiter that reads the time from clock (time.Now when
-// nil) and forgets keys once their budget has refilled, so idle keys cost no memory.
+// nil) and forgets a key once its last request has left the window, so idle keys cost no
+// memory.
 func NewMemory(clock func() time.Time) *Memory {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Memory{clock: clock, tat: make(map[string]time.Time)}
+	return &Memory{clock: clock, logs: make(map[string][]int64)}
 }
 
-// Allow spends one request of key's budget of perMinute per minute if it is available.
+// Allow spends one request of key's budget of perMinute per Window if it is available.
 func (m *Memory) Allow(_ context.Context, key string, perMinute int) (Result, error) {
 	if perMinute < 1 {
 		return Result{}, fmt.Errorf("memory rate limit %q: %w", key, ErrInvalidLimit)
 	}
-	interval := emissionInterval(perMinute)
-	burst := interval * time.Duration(perMinute)
-
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.clock()
+	now := m.clock().UnixNano()
 	m.sweep(now)
 
-	tat, ok := m.tat[key]
-	if !ok || tat.Before(now) {
-		tat = now
+	log := inWindow(m.logs[key], now)
+	// Only the newest perMinute entries decide (after a lowered limit there may be more).
+	log = log[max(len(log)-perMinute, 0):]
+	res := Result{Limit: perMinute}
+	if len(log) < perMinute {
+		log = append(log, now)
+		res.Allowed = true
+		res.Remaining = perMinute - len(log)
 	}
-	newTAT := tat.Add(interval)
-	allowAt := newTAT.Add(-burst)
-	if now.Before(allowAt) {
-		return Result{
-			Limit:      perMinute,
-			RetryAfter: allowAt.Sub(now),
-			ResetAfter: tat.Sub(now),
-		}, nil
+	res.ResetAfter = time.Duration(log[0] + int64(Window) - now)
+	if !res.Allowed {
+		res.RetryAfter = res.ResetAfter
 	}
-	m.tat[key] = newTAT
-	return Result{
-		Allowed:    true,
-		Limit:      perMinute,
-		Remaining:  int(now.Sub(allowAt) / interval),
-		ResetAfter: newTAT.Sub(now),
-	}, nil
+	m.logs[key] = log
+	return res, nil
 }
 
-// sweep drops, at most once per sweepEvery, the keys whose budget is full again; such a
-// key behaves exactly like one never seen. The caller holds m.mu.
-func (m *Memory) sweep(now time.Time) {
-	if now.Sub(m.lastSweep) < sweepEvery {
+// inWindow returns the suffix of log (oldest first) still inside the window ending at now:
+// an entry leaves it exactly Window after it was allowed.
+func inWindow(log []int64, now int64) []int64 {
+	start := now - int64(Window)
+	i := 0
+	for i < len(log) && log[i] <= start {
+		i++
+	}
+	return log[i:]
+}
+
+// sweep drops, at most once per sweepEvery, the keys whose newest entry has left the
+// window; such a key behaves exactly like one never seen. The caller holds m.mu.
+func (m *Memory) sweep(now int64) {
+	if now-m.lastSweep < int64(sweepEvery) {
 		return
 	}
 	m.lastSweep = now
-	for k, tat := range m.tat {
-		if !tat.After(now) {
-			delete(m.tat, k)
+	for k, log := range m.logs {
+		if len(inWindow(log[len(log)-1:], now)) == 0 {
+			delete(m.logs, k)
 		}
 	}
 }
 
-// len returns the number of keys currently tracked.
-func (m *Memory) len() int {
+// size returns the number of keys tracked and the longest log.
+func (m *Memory) size() (keys, longest int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.tat)
+	for _, log := range m.logs {
+		longest = max(longest, len(log))
+	}
+	return len(m.logs), longest
 }

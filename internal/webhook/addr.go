@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"syscall"
 )
 
@@ -101,4 +102,47 @@ func guardDial(network, address string, _ syscall.RawConn) error {
 		return &forbiddenError{reason: ap.Addr().WithZone("").String() + " is not a public address"}
 	}
 	return nil
+}
+
+// CheckHost judges a subscription url's host when the subscription is created: an IP
+// literal must be public (IsPublicIP), a numeric spelling other than a canonical address
+// (decimal 2130706433, hex 0x7f.1, octal 0177.0.0.1, short 127.1) is refused whatever it
+// decodes to, since resolvers disagree on it, and so is localhost (RFC 6761). It returns ""
+// when the host is acceptable, else the reason. A hostname is not resolved here: the
+// delivery-time guard (guardDial) judges the address it resolves to, against DNS rebinding.
+func CheckHost(host string) string {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if ip, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+		if !IsPublicIP(ip) {
+			return ip.WithZone("").String() + " is not a public address"
+		}
+		return ""
+	}
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return "localhost is not a public host"
+	}
+	if numericHost(h) {
+		return "a numeric host must be written as a plain IPv4 or IPv6 address"
+	}
+	return ""
+}
+
+// numericHost reports whether every dot-separated label of h is a number in decimal,
+// octal or hex notation (the spellings inet_aton accepts), or h is one.
+func numericHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" {
+			return false
+		}
+		digits, hex := strings.CutPrefix(label, "0x")
+		for _, r := range digits {
+			if !(r >= '0' && r <= '9' || hex && r >= 'a' && r <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }

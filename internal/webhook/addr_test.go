@@ -116,3 +116,20 @@ func TestGuardDial(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckHost(t *testing.T) {
+	t.Parallel()
+	for host, refused := range map[string]bool{
+		"hooks.example.com": false, "HOOKS.Example.com.": false, "93.184.216.34": false, "[2606:2800:220:1::1]": false,
+		"123.example": false, "0xdeadbeef.example": false, "1e100.net": false,
+		"127.0.0.1": true, "10.1.2.3": true, "192.168.0.1": true, "169.254.169.254": true, "224.0.0.1": true,
+		"[::1]": true, "[fe80::1]": true, "[fc00::1]": true, "[::ffff:127.0.0.1]": true, "0.0.0.0": true,
+		"localhost": true, "api.localhost": true, "LOCALHOST.": true,
+		"2130706433": true, "0x7f000001": true, "0x7f.1": true, "0177.0.0.1": true, "127.1": true, "017700000001": true,
+		"8.8.8.010": true, // non-canonical spelling of a public-looking address is refused too
+	} {
+		if got := CheckHost(host) != ""; got != refused {
+			t.Errorf("CheckHost(%q) refused = %v, want %v (%q)", host, got, refused, CheckHost(host))
+		}
+	}
+}

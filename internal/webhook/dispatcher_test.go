@@ -215,7 +215,7 @@ func subscribe(t testing.TB, env *apitest.Env, key string, rc *receiver, path st
 // the partner acme, and an HTTPS receiver on the same clock.
 func newEnv(t *testing.T, o storetest.Opener) (*apitest.Env, *apitest.Partner, *receiver) {
 	t.Helper()
-	env := apitest.New(t, o)
+	env := apitest.New(t, o, apitest.AllowPrivateWebhooks)
 	env.Import(apitest.Catalog())
 	return env, env.NewPartner("acme", booking.PartnerParams{}), newReceiver(t, env.Clock, nil)
 }
