@@ -190,6 +190,9 @@ const sequenceBatch = 5000
 // store.FeedQuerier.EventSequence), before a read, so that a page never ends before an
 // event that committed earlier.
 func (s *Service) sequenceEvents(ctx context.Context) error {
+	if pending, err := s.Store.EventsUnsequenced(ctx); err != nil || !pending {
+		return err
+	}
 	for {
 		var n int
 		err := s.Store.InTx(ctx, func(tx store.Querier) (err error) {

@@ -21,6 +21,9 @@ type FeedQuerier interface {
 	// comes after one placed before — a reader that resumes from the last position it
 	// saw never misses an event that committed late.
 	EventSequence(ctx context.Context, limit int) (int, error)
+	// EventsUnsequenced reports whether some committed event has no feed position yet
+	// (a read, so that a feed read with nothing to place takes no write lock).
+	EventsUnsequenced(ctx context.Context) (bool, error)
 	// EventFeed returns up to p.Limit sequenced events of the feed after p.After, in
 	// feed order.
 	EventFeed(ctx context.Context, p EventFeedParams) ([]*FeedEvent, error)

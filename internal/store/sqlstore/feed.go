@@ -25,6 +25,12 @@ func indexedOf(data []byte) eventIndexed {
 
 const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.seq`
 
+func (q *queries) EventsUnsequenced(ctx context.Context) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE seq IS NULL LIMIT 1) AS x`).Scan(&n)
+	return n > 0, q.interpret(err)
+}
+
 func (q *queries) EventSequence(ctx context.Context, limit int) (int, error) {
 	var last int64
 	if err := q.db.QueryRowContext(ctx, `SELECT last FROM event_sequence WHERE id = 1`+q.d.ForUpdate).Scan(&last); err != nil {

@@ -120,6 +120,9 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 		}
 		return n
 	}
+	if pending, err := s.EventsUnsequenced(ctx); err != nil || !pending {
+		t.Errorf("EventsUnsequenced before = %v, %v", pending, err)
+	}
 	if n := sequence(4); n != 4 {
 		t.Errorf("EventSequence(4) = %d", n)
 	}
@@ -128,6 +131,9 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 	}
 	if n := sequence(10); n != 0 {
 		t.Errorf("EventSequence again = %d", n)
+	}
+	if pending, err := s.EventsUnsequenced(ctx); err != nil || pending {
+		t.Errorf("EventsUnsequenced after = %v, %v", pending, err)
 	}
 	if got := feed(base); got != e0+" "+e2+" "+e5 {
 		t.Errorf("feed = %s", got)
