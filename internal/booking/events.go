@@ -61,16 +61,7 @@ var eventIDShape = regexp.MustCompile(`^evt_[A-Za-z0-9]{1,64}$`)
 func ParseEventQuery(q url.Values) (EventQuery, error) {
 	var p problems
 	out := EventQuery{PerPage: DefaultEventPage}
-	one := func(name string) string {
-		vs := q[name]
-		if len(vs) > 1 {
-			p.add("%s: given %d times; give it once", name, len(vs))
-		}
-		if len(vs) == 0 {
-			return ""
-		}
-		return vs[0]
-	}
+	one := func(name string) string { return p.queryParam(q, name) }
 	if v := one("after"); v != "" {
 		if !eventIDShape.MatchString(v) {
 			p.add("after: must be an event id (evt_…)")

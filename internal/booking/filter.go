@@ -41,20 +41,7 @@ var filterStatuses = []string{tradewind.StatusConfirmed, tradewind.StatusPending
 func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	var f BookingFilter
 	var p problems
-	get := func(name string) string {
-		vs := q[name]
-		if len(vs) > 1 {
-			p.add("%s: given %d times; give it once", name, len(vs))
-		}
-		if len(vs) == 0 {
-			return ""
-		}
-		if strings.ContainsRune(vs[0], 0) {
-			p.add("%s: must not contain NUL characters", name)
-			return ""
-		}
-		return vs[0]
-	}
+	get := func(name string) string { return p.queryParam(q, name) }
 	if v := get("status"); v != "" {
 		if !slices.Contains(filterStatuses, v) {
 			p.add("status: %q is not one of %s", clip(v), strings.Join(filterStatuses, ", "))
@@ -114,6 +101,23 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 		f.PartnerReference = v
 	}
 	return f, p.err()
+}
+
+// queryParam returns the one value of a query parameter ("" when absent); a parameter
+// given twice or holding NUL is a problem.
+func (p *problems) queryParam(q url.Values, name string) string {
+	vs := q[name]
+	if len(vs) > 1 {
+		p.add("%s: given %d times; give it once", name, len(vs))
+	}
+	if len(vs) == 0 {
+		return ""
+	}
+	if strings.ContainsRune(vs[0], 0) {
+		p.add("%s: must not contain NUL characters", name)
+		return ""
+	}
+	return vs[0]
 }
 
 // clip shortens a client's value quoted back in an error, so answers stay small.
