@@ -203,3 +203,33 @@ func TestWebhookPauseResume(t *testing.T) {
 		})
 	}
 }
+
+// TestServeRunsScenarioTimers: `serve` runs the periodic job that carries out a sandbox
+// scenario's timed change (on_request; confirm_after=1) on its own.
+func TestServeRunsScenarioTimers(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
+				t.Fatal(r.err)
+			}
+			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+			var key map[string]any
+			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "test")
+			s := startServe(t, dsn)
+			c := client.New(s.base, key["key"].(string))
+			ctx := context.Background()
+			b, err := c.Book(client.WithScenario(ctx, "on_request; confirm_after=1"), &client.BookRequest{Guest: client.Guest{Name: "X"},
+				Quote: client.Quote{ProductType: client.ProductHotel, HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
+					CheckIn: dayFromNow(3), CheckOut: dayFromNow(4), Rooms: 1, Adults: 1}})
+			if err != nil || b.Status != client.StatusOnRequest {
+				t.Fatalf("book: %+v %v", b, err)
+			}
+			waitUntil(t, "the scenario's confirmation", func() bool {
+				got, err := c.GetBooking(ctx, b.Reference)
+				return err == nil && got.Status == client.StatusConfirmed
+			})
+		})
+	}
+}
