@@ -36,11 +36,20 @@ type SubscriptionView struct {
 	Active     bool      `json:"active"`
 	CreatedAt  time.Time `json:"created_at"`
 	Secret     string    `json:"secret,omitempty"`
+	// PausedAt and PauseReason are set while the subscription is paused: "failing" when
+	// every delivery failed for FailingPauseAfter, "operator" or "partner" by hand.
+	PausedAt    *time.Time `json:"paused_at,omitempty"`
+	PauseReason string     `json:"pause_reason,omitempty"`
 }
 
 func viewSubscription(sub *store.Subscription) *SubscriptionView {
-	return &SubscriptionView{ID: sub.ID, URL: sub.URL, EventTypes: sub.EventTypes, Active: sub.Active,
+	v := &SubscriptionView{ID: sub.ID, URL: sub.URL, EventTypes: sub.EventTypes, Active: sub.Active,
 		CreatedAt: sub.CreatedAt.Truncate(time.Second)}
+	if !sub.PausedAt.IsZero() {
+		at := sub.PausedAt.Truncate(time.Second)
+		v.PausedAt, v.PauseReason = &at, sub.PauseReason
+	}
+	return v
 }
 
 // invalidSubscription is the 422 validation_failed of a refused subscription.

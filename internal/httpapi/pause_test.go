@@ -81,6 +81,12 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		if again := pause(); len(again) != 0 {
 			t.Errorf("paused twice: %+v", again)
 		}
+		// The partner sees the pause in GET /webhooks.
+		var subs []booking.SubscriptionView
+		env.Get(p.TestKey, "/webhooks").Expect(t, 200, "").Decode(t, &subs)
+		if len(subs) != 2 || subs[0].PausedAt == nil || subs[0].PauseReason != "failing" || subs[1].PausedAt != nil {
+			t.Errorf("GET /webhooks = %+v", subs)
+		}
 		sub, err := env.Store.SubscriptionGet(ctx, dead.ID)
 		if err != nil || sub.PausedAt.IsZero() || sub.PauseReason != booking.PauseReasonFailing || !sub.Active {
 			t.Fatalf("paused subscription = %+v, %v", sub, err)
