@@ -40,6 +40,14 @@ const (
 	ECodeInternal               = "internal_error"
 )
 
+// Error codes of the operator's commands alone. No partner endpoint answers them, so they
+// have no HTTP status and are not in the OpenAPI document; the CLI prints their message.
+const (
+	// ECodeNotConfirmable: the booking is not pending or on_request, so the supplier
+	// cannot confirm it (booking confirm).
+	ECodeNotConfirmable = "not_confirmable"
+)
+
 // Error is an application error whose message and details are safe to show a client.
 // Anything that is not an *Error reaches the client as a generic internal error.
 type Error struct {

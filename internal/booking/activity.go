@@ -11,8 +11,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductActivity] = activityProduct{} }
-
 // ActivitySearchRequest is the body of POST /activities/search.
 type ActivitySearchRequest struct {
 	Destination string `json:"destination"`
@@ -62,17 +60,16 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
 	p.date("date", req.Date, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	p.maxLen("category", req.Category, 100)
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	acts, ids, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	rows, err := rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: store.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+	acts, rows, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) {
+			return rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: store.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+		})
 	if err != nil {
 		return nil, meta, err
 	}
@@ -164,7 +161,7 @@ func (s *Service) ActivityAvailability(ctx context.Context, c *Caller, req *Acti
 	var p problems
 	p.positiveID("activity_id", req.ActivityID)
 	p.date("date", req.Date, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 1), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultActivityCheckAdults), req.Children, req.Infants)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -204,11 +201,10 @@ func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q
 		return nil, err
 	}
 	if left < pt.seats() {
-		return nil, invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
-			a.Name, left, q.Date, pt.seats())
+		return nil, seatShortage(a.Name, left, q.Date, pt.seats())
 	}
 	return &pricedQuote{Total: pt.price(c.contract(), a.Pricing), Currency: a.Currency, Instant: a.InstantConfirmation,
-		Policy: "moderate", ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
+		Policy: policyModerate, ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
 		Claim: store.Claim{Kind: store.UnitActivity, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil

@@ -16,23 +16,9 @@ import (
 // city) with 60 days of inventory, and a partner with a large credit line.
 func benchService(b *testing.B, o storetest.Opener) (*booking.Service, *booking.Caller, *catalog.Document) {
 	b.Helper()
-	clock := apitest.NewClock(apitest.Start)
-	svc := booking.New(o.Open(b), clock, nil)
 	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 2000, Cities: 20, Days: 60, Seed: 1, Start: apitest.Start})
-	ctx := context.Background()
-	if _, err := svc.ImportCatalog(ctx, doc); err != nil {
-		b.Fatal(err)
-	}
-	limit := "100000000"
-	p, err := svc.CreatePartner(ctx, "bench", booking.PartnerParams{CreditLimit: &limit})
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, _, err := svc.IssueKey(ctx, "bench", booking.KeyParams{Mode: "live"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return svc, &booking.Caller{Partner: p, Key: k}, doc
+	svc, c := liveService(b, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	return svc, c, doc
 }
 
 // BenchmarkSearchHotels searches one city of ~100 hotels for a 3-night stay.

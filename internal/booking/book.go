@@ -100,8 +100,21 @@ func (s *Service) View(b *tradewind.Booking) *BookingView {
 	return v
 }
 
-// ValidIdempotencyKey reports whether k is 1–255 printable ASCII characters.
-func ValidIdempotencyKey(k string) bool {
+// CheckIdempotencyKey returns 400 idempotency_key_required when k is empty and 400
+// bad_request unless it is 1–255 printable ASCII characters. The HTTP route table checks
+// it before a booking's body is read; Book checks it again for every other caller.
+func CheckIdempotencyKey(k string) error {
+	if k == "" {
+		return tradewind.Errorf(tradewind.ECodeIdempotencyKeyRequired, "The Idempotency-Key header is required: send a unique value per booking attempt.")
+	}
+	if !validIdempotencyKey(k) {
+		return tradewind.Invalid([]string{"Idempotency-Key: 1–255 printable ASCII characters"})
+	}
+	return nil
+}
+
+// validIdempotencyKey reports whether k is 1–255 printable ASCII characters.
+func validIdempotencyKey(k string) bool {
 	if len(k) < 1 || len(k) > 255 {
 		return false
 	}
@@ -143,11 +156,8 @@ var errReplay = errors.New("idempotent replay")
 // transaction; a test booking takes and draws nothing.
 func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *BookRequest) (view *BookingView, replay bool, err error) {
 	defer wrap(&err, "book")
-	if !ValidIdempotencyKey(idemKey) {
-		if idemKey == "" {
-			return nil, false, tradewind.Errorf(tradewind.ECodeIdempotencyKeyRequired, "The Idempotency-Key header is required.")
-		}
-		return nil, false, tradewind.Invalid([]string{"Idempotency-Key: 1–255 printable ASCII characters"})
+	if err := CheckIdempotencyKey(idemKey); err != nil {
+		return nil, false, err
 	}
 	if b, err := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); err == nil {
 		return s.View(b), true, nil
@@ -397,7 +407,7 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 	if reason == "" {
 		reason = "cancelled_by_partner"
 	}
-	b, err := s.end(ctx, c.Partner.ID, reference, reason, "", cancellable)
+	b, err := s.end(ctx, ending{partnerID: c.Partner.ID, reference: reference, reason: reason, from: cancellable})
 	if err != nil {
 		return nil, err
 	}
@@ -407,16 +417,27 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 // cancellable lists the stored states a booking can be cancelled or rejected from.
 var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
 
-// end cancels a booking (partnerID 0: any partner's, for the operator) in one transaction:
-// status, inventory, credit and the booking.cancelled event together.
-// A non-empty note travels with the booking.cancelled event.
-func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, note string, from []string) (*tradewind.Booking, error) {
-	if !referenceShape.MatchString(reference) {
+// confirmable lists the stored states the supplier confirms or rejects a booking from.
+var confirmable = []string{tradewind.StatusPending, tradewind.StatusOnRequest}
+
+// ending is a cancellation or a rejection of one booking.
+type ending struct {
+	partnerID int64    // the booking's partner; 0: any partner's, for the operator
+	reference string   // the booking's reference
+	reason    string   // the cancel_reason stored and sent
+	note      string   // when not empty, travels with the booking.cancelled event
+	from      []string // the stored states the booking may be ended from
+}
+
+// end cancels a booking in one transaction: status, inventory, credit and the
+// booking.cancelled event together.
+func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error) {
+	if !referenceShape.MatchString(e.reference) {
 		return nil, notFound("Booking")
 	}
 	var out *tradewind.Booking
 	err := s.Store.InTx(ctx, func(tx store.Querier) error {
-		b, err := tx.BookingGetByReference(ctx, partnerID, reference)
+		b, err := tx.BookingGetByReference(ctx, e.partnerID, e.reference)
 		if err != nil {
 			return mapNotFound(err, "Booking")
 		}
@@ -424,7 +445,7 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, n
 		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, from, tradewind.StatusCancelled, reason, now)
+		ok, err := tx.BookingSetStatus(ctx, b.ID, e.from, tradewind.StatusCancelled, e.reason, now)
 		if err != nil {
 			return err
 		}
@@ -449,11 +470,11 @@ func (s *Service) end(ctx context.Context, partnerID int64, reference, reason, n
 				return err
 			}
 		}
-		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, reason, now
+		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, e.reason, now
 		data := bookingEventData(b, now)
-		data["reason"], data["cancelled_at"] = reason, now.Truncate(time.Second)
-		if note != "" {
-			data["note"] = note
+		data["reason"], data["cancelled_at"] = e.reason, now.Truncate(time.Second)
+		if e.note != "" {
+			data["note"] = e.note
 		}
 		if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingCancelled, data); err != nil {
 			return err
@@ -476,7 +497,8 @@ func claimOf(b *tradewind.Booking) store.Claim {
 	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
 }
 
-// Confirm is the supplier's confirmation of a pending or on_request booking (operator).
+// Confirm is the supplier's confirmation of a pending or on_request booking (operator);
+// not_confirmable for a booking in any other state.
 func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Booking, error) {
 	if !referenceShape.MatchString(reference) {
 		return nil, notFound("Booking")
@@ -487,12 +509,12 @@ func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Boo
 		if err != nil {
 			return mapNotFound(err, "Booking")
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, []string{tradewind.StatusPending, tradewind.StatusOnRequest}, tradewind.StatusConfirmed, "", s.now())
+		ok, err := tx.BookingSetStatus(ctx, b.ID, confirmable, tradewind.StatusConfirmed, "", s.now())
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s; only pending or on_request bookings can be confirmed.", b.Reference, b.EffectiveStatus(s.now()))
+			return tradewind.Errorf(tradewind.ECodeNotConfirmable, "Booking %s is %s; only pending or on_request bookings can be confirmed.", b.Reference, b.EffectiveStatus(s.now()))
 		}
 		b.Status = tradewind.StatusConfirmed
 		out = b
@@ -509,7 +531,7 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 	if len([]rune(note)) > 500 {
 		return nil, tradewind.Invalid([]string{"reason: at most 500 characters"})
 	}
-	return s.end(ctx, 0, reference, "supplier_rejected", note, []string{tradewind.StatusPending, tradewind.StatusOnRequest})
+	return s.end(ctx, ending{reference: reference, reason: "supplier_rejected", note: note, from: confirmable})
 }
 
 // ListAllBookings lists bookings for the operator; status may be any state, including

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -85,7 +86,7 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 		dst  *string
 	}{{"service_from", &f.ServiceFrom}, {"service_to", &f.ServiceTo}} {
 		if v := get(d.name); v != "" {
-			if _, ok := parseDate(v); !ok {
+			if _, ok := catalog.ParseDate(v); !ok {
 				p.add("%s: %q is not a date (YYYY-MM-DD)", d.name, clip(v))
 			}
 			*d.dst = v
@@ -130,7 +131,7 @@ func clip(s string) string {
 
 // parseInstant parses a date (as midnight UTC, isDate true) or an RFC 3339 date-time.
 func parseInstant(v string) (t time.Time, isDate, ok bool) {
-	if d, ok := parseDate(v); ok {
+	if d, ok := catalog.ParseDate(v); ok {
 		return d.UTC(), true, true
 	}
 	t, err := time.Parse(time.RFC3339, v)

@@ -2,7 +2,6 @@ package booking
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
@@ -12,8 +11,6 @@ import (
 	"github.com/tradewind/tradewind/internal/pricing"
 	"github.com/tradewind/tradewind/internal/store"
 )
-
-func init() { products[tradewind.ProductHotel] = hotelProduct{} }
 
 // HotelSearchRequest is the body of POST /hotels/search.
 type HotelSearchRequest struct {
@@ -65,65 +62,38 @@ type hotelStay struct {
 
 func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
 
+// fits reports whether the party fits st.rooms rooms of type r.
+func (st hotelStay) fits(r *catalog.Room) bool {
+	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
+}
+
+// stayRequest is the stay and party a hotel search, availability or quote asks for,
+// defaults applied.
+type stayRequest struct {
+	checkIn, checkOut       string
+	adults, children, rooms int
+	childAges               []int
+	nationality             string
+}
+
 // validateStay checks the stay and party of a hotel search, availability or quote.
-func validateStay(p *problems, checkIn, checkOut string, adults, children, rooms int, ages []int, nationality string, today time.Time) hotelStay {
-	nights, _ := p.stay(checkIn, checkOut, today)
-	p.between("adults", adults, 1, maxAdults)
-	p.between("children", children, 0, maxChildren)
-	p.between("rooms", rooms, 1, maxRooms)
-	if rooms >= 1 && adults >= 1 && adults < rooms {
-		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", adults, rooms)
+func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
+	nights, _ := p.stay(r.checkIn, r.checkOut, today)
+	p.between("adults", r.adults, 1, maxAdults)
+	p.between("children", r.children, 0, maxChildren)
+	p.between("rooms", r.rooms, 1, maxRooms)
+	if r.rooms >= 1 && r.adults >= 1 && r.adults < r.rooms {
+		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", r.adults, r.rooms)
 	}
-	p.childAges(children, ages)
-	p.nationality(nationality)
-	return hotelStay{checkIn, checkOut, nights, adults, children, rooms, nationality}
-}
-
-func intOr(v *int, def int) int {
-	if v == nil {
-		return def
-	}
-	return *v
-}
-
-// pageOf validates optional page and per_page values.
-// maxPage bounds page numbers so that offsets never overflow: a million pages of 100
-// is more than any list here holds.
-const maxPage = 1_000_000
-
-func pageOf(p *problems, page, perPage *int) Page {
-	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
-	if pg.Page < 1 || pg.Page > maxPage {
-		p.add("page: must be 1–%d", maxPage)
-	}
-	if pg.PerPage < 1 || pg.PerPage > 100 {
-		p.add("per_page: must be 1–100")
-	}
-	return pg
-}
-
-// ValidatePage checks list paging parameters.
-func ValidatePage(page, perPage *int) (Page, error) {
-	var p problems
-	pg := pageOf(&p, page, perPage)
-	return pg, p.err()
-}
-
-func destination(p *problems, dest, city string) string {
-	if dest == "" {
-		dest = city
-	}
-	if cityKey(dest) == "" {
-		p.add("destination is required")
-	}
-	p.maxLen("destination", dest, 200)
-	return dest
+	p.childAges(r.children, r.childAges)
+	p.nationality(r.nationality)
+	return hotelStay{r.checkIn, r.checkOut, nights, r.adults, r.children, r.rooms, r.nationality}
 }
 
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
 // ordered), or reports that it does not fit the party or is not available.
 func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
-	if st.adults > st.rooms*r.MaxAdults || st.children > st.rooms*r.MaxChildren {
+	if !st.fits(r) {
 		return 0, false
 	}
 	market := int64(h.Markets[st.nationality])
@@ -133,8 +103,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st 
 
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
 func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
-	from, to := st.claimRange()
-	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: hotelIDs, From: from, To: to})
+	return stayRows(ctx, db, store.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
 }
 
 // SearchHotels returns the hotels of a city with a room available for the stay and
@@ -146,16 +115,15 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	}
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, stayRequest{checkIn: req.CheckIn, checkOut: req.CheckOut, adults: intOr(req.Adults, defaultAdults),
+		children: req.Children, rooms: intOr(req.Rooms, defaultRooms), childAges: req.ChildAges, nationality: req.NationalityCode},
+		s.todayDate())
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	hotels, ids, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	byRoom, err := hotelRows(ctx, s.Store, ids, st)
+	hotels, byRoom, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) { return hotelRows(ctx, s.Store, ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}
@@ -180,22 +148,6 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	page, meta := cheapestPage(hits, c, func(h HotelHit) money.Amount { return h.FromPrice }, pg)
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
-}
-
-// sortByPrice orders items cheapest first: those in the partner's credit currency
-// first (the only ones it can book), then the others by currency and price, since
-// amounts in different currencies do not compare.
-func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := price(items[i]), price(items[j])
-		if (a.Currency == currency) != (b.Currency == currency) {
-			return a.Currency == currency
-		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
-		}
-		return a.Minor < b.Minor
-	})
 }
 
 // HotelRecord is the catalog record of a hotel as a partner sees it.
@@ -234,13 +186,6 @@ type HotelRoom struct {
 	Refundable    bool         `json:"refundable"`
 	PricePerNight money.Amount `json:"price_per_night"`
 	Currency      string       `json:"currency"`
-}
-
-func orEmpty[T any](l []T) []T {
-	if l == nil {
-		return []T{}
-	}
-	return l
 }
 
 // Hotel returns the catalog record of a hotel, prices in the caller's pricing mode.
@@ -317,7 +262,9 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	}
 	var p problems
 	p.positiveID("hotel_id", req.HotelID)
-	st := validateStay(&p, req.CheckIn, req.CheckOut, intOr(req.Adults, 2), req.Children, intOr(req.Rooms, 1), req.ChildAges, req.NationalityCode, s.todayDate())
+	st := validateStay(&p, stayRequest{checkIn: req.CheckIn, checkOut: req.CheckOut, adults: intOr(req.Adults, defaultAdults),
+		children: req.Children, rooms: intOr(req.Rooms, defaultRooms), childAges: req.ChildAges, nationality: req.NationalityCode},
+		s.todayDate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -354,7 +301,8 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 		p.add("rooms is required")
 		rooms = 1 // checks the rest of the party as for one room, without a second message
 	}
-	validateStay(&p, q.CheckIn, q.CheckOut, q.Adults, q.Children, rooms, q.ChildAges, q.NationalityCode, today)
+	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: q.Adults, children: q.Children, rooms: rooms,
+		childAges: q.ChildAges, nationality: q.NationalityCode}, today)
 	p.between("infants", q.Infants, 0, maxInfants)
 	return p
 }
@@ -364,18 +312,13 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 	if err != nil {
 		return nil, quoteNotFound(err, "hotel %d does not exist", q.HotelID)
 	}
-	var room *catalog.Room
-	for i := range h.Rooms {
-		if h.Rooms[i].ID == q.RoomID {
-			room = &h.Rooms[i]
-		}
-	}
+	room := unitByID(h.Rooms, q.RoomID, func(r *catalog.Room) int64 { return r.ID })
 	if room == nil {
 		return nil, invalidQuote("Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
 	}
 	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
 	st.nights = nightsOf(q.CheckIn, q.CheckOut)
-	if st.adults > st.rooms*room.MaxAdults || st.children > st.rooms*room.MaxChildren {
+	if !st.fits(room) {
 		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
 			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)
 	}
@@ -388,9 +331,9 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		return nil, invalidQuote("%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
 	}
 	from, to := st.claimRange()
-	policy := "non_refundable"
+	policy := policyNonRefundable
 	if room.Refundable {
-		policy = "refundable"
+		policy = policyRefundable
 	}
 	return &pricedQuote{Total: total, Currency: h.Currency, Instant: h.InstantConfirmation, Policy: policy, ItemID: h.ID,
 		Claim:     store.Claim{Kind: store.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
@@ -398,12 +341,4 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		Details: map[string]any{"hotel_id": h.ID, "room_id": room.ID, "check_in": st.checkIn, "check_out": st.checkOut,
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,
 			"guests": st.adults + st.children + q.Infants}}, nil
-}
-
-// quoteNotFound turns a missing item into 422 invalid_quote.
-func quoteNotFound(err error, format string, args ...any) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return invalidQuote("The quote names an item that does not exist: "+format+".", args...)
-	}
-	return err
 }

@@ -2,8 +2,8 @@ package booking_test
 
 import (
 	"context"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
@@ -14,14 +14,22 @@ import (
 
 type pauseKey struct{}
 
-// pausingStore holds a request marked in its context right after its first idempotency
-// lookup, so that another request with the same key can commit in between.
+// pause is how a test holds a request: reached is closed once the request's first
+// idempotency lookup has read the store, and every lookup then waits for hold.
+type pause struct {
+	once          sync.Once
+	reached, hold chan struct{}
+}
+
+// pausingStore holds a request marked in its context with a *pause right after its first
+// idempotency lookup, so that another request with the same key can commit in between.
 type pausingStore struct{ store.Store }
 
 func (p pausingStore) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error) {
 	b, err := p.Store.BookingGetByIdempotencyKey(ctx, partnerID, key)
-	if ch, ok := ctx.Value(pauseKey{}).(chan struct{}); ok {
-		<-ch
+	if ps, ok := ctx.Value(pauseKey{}).(*pause); ok {
+		ps.once.Do(func() { close(ps.reached) })
+		<-ps.hold
 	}
 	return b, err
 }
@@ -39,25 +47,9 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				ctx := context.Background()
-				st := o.Open(t)
 				clock := apitest.NewClock(apitest.Start)
-				svc := booking.New(st, clock, nil)
-				if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
-					t.Fatal(err)
-				}
-				p, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				limit := "10000"
-				if p, err = svc.UpdatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit}); err != nil {
-					t.Fatal(err)
-				}
-				k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				c := &booking.Caller{Partner: p, Key: k}
+				svc, c := liveService(t, o, clock, apitest.Catalog(), "10000")
+				st := svc.Store
 				quote := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,
 					CheckIn: apitest.Day(3), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
 				// The single room has two per night: take one, so one is left.
@@ -77,7 +69,7 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 					}
 				}
 				retry := booking.New(pausingStore{st}, clock, nil)
-				hold := make(chan struct{})
+				ps := &pause{reached: make(chan struct{}), hold: make(chan struct{})}
 				type answer struct {
 					view   *booking.BookingView
 					replay bool
@@ -85,15 +77,15 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 				}
 				done := make(chan answer, 1)
 				go func() {
-					v, r, err := retry.Book(context.WithValue(ctx, pauseKey{}, hold), c, "K", req())
+					v, r, err := retry.Book(context.WithValue(ctx, pauseKey{}, ps), c, "K", req())
 					done <- answer{v, r, err}
 				}()
-				time.Sleep(50 * time.Millisecond) // the retry is now past its first lookup
+				<-ps.reached // the retry has looked its key up and found nothing
 				orig, replay, err := svc.Book(ctx, c, "K", req())
 				if err != nil || replay {
 					t.Fatalf("original: %v, replay %v", err, replay)
 				}
-				close(hold)
+				close(ps.hold)
 				got := <-done
 				if got.err != nil || !got.replay || got.view.Reference != orig.Reference {
 					t.Fatalf("retry answered %+v, %v; want a replay of %s", got.view, got.err, orig.Reference)

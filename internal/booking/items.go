@@ -3,7 +3,9 @@ package booking
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -13,6 +15,99 @@ import (
 )
 
 // Helpers shared by the searches, records, availability and quotes of every product.
+
+// intOr returns *v, or def when the field was not sent.
+func intOr(v *int, def int) int {
+	if v == nil {
+		return def
+	}
+	return *v
+}
+
+// maxPage bounds page numbers so that offsets never overflow: a million pages of 100
+// is more than any list here holds.
+const maxPage = 1_000_000
+
+// pageOf validates optional page and per_page values.
+func pageOf(p *problems, page, perPage *int) Page {
+	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
+	if pg.Page < 1 || pg.Page > maxPage {
+		p.add("page: must be 1–%d", maxPage)
+	}
+	if pg.PerPage < 1 || pg.PerPage > 100 {
+		p.add("per_page: must be 1–100")
+	}
+	return pg
+}
+
+// ValidatePage checks list paging parameters.
+func ValidatePage(page, perPage *int) (Page, error) {
+	var p problems
+	pg := pageOf(&p, page, perPage)
+	return pg, p.err()
+}
+
+// destination checks the destination of a search, or its alias city when destination is empty.
+func destination(p *problems, dest, city string) string {
+	if dest == "" {
+		dest = city
+	}
+	if cityKey(dest) == "" {
+		p.add("destination is required")
+	}
+	p.maxLen("destination", dest, 200)
+	return dest
+}
+
+// sortByPrice orders items cheapest first: those in the partner's credit currency
+// first (the only ones it can book), then the others by currency and price, since
+// amounts in different currencies do not compare.
+func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := price(items[i]), price(items[j])
+		if (a.Currency == currency) != (b.Currency == currency) {
+			return a.Currency == currency
+		}
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		return a.Minor < b.Minor
+	})
+}
+
+// orEmpty returns l, or an empty list for nil, so that JSON shows [] rather than null.
+func orEmpty[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
+}
+
+// quoteNotFound turns a missing item into 422 invalid_quote.
+func quoteNotFound(err error, format string, args ...any) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return invalidQuote("The quote names an item that does not exist: "+format+".", args...)
+	}
+	return err
+}
+
+// unitByID returns the unit of an item (a hotel's room, a rental's space, a package's
+// departure) whose id is id, or nil when the item has none.
+func unitByID[T any](units []T, id int64, idOf func(*T) int64) *T {
+	for i := range units {
+		if idOf(&units[i]) == id {
+			return &units[i]
+		}
+	}
+	return nil
+}
+
+// seatShortage is the 422 invalid_quote of an activity or package option with fewer
+// seats left than the party takes.
+func seatShortage(name string, left int, date string, seats int) error {
+	return invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
+		name, left, date, seats)
+}
 
 // decodeItem decodes a stored catalog item into its catalog type.
 func decodeItem[T any](it *store.Item) (*T, error) {
@@ -33,23 +128,26 @@ func getItem[T any](ctx context.Context, db store.Querier, kind tradewind.Produc
 }
 
 // cityItems loads and decodes the items of a kind in a city (case-insensitive), by id,
-// and returns their ids alongside.
-func cityItems[T any](ctx context.Context, db store.Querier, kind tradewind.ProductType, city string) ([]*T, []int64, error) {
+// and what inventory reads of them by their ids: what every search starts from.
+func cityItems[T, I any](ctx context.Context, db store.Querier, kind tradewind.ProductType, city string,
+	inventory func(ids []int64) (I, error)) ([]*T, I, error) {
+	var inv I
 	items, err := db.ItemListByCity(ctx, kind, cityKey(city))
 	if err != nil {
-		return nil, nil, err
+		return nil, inv, err
 	}
 	out := make([]*T, 0, len(items))
 	ids := make([]int64, 0, len(items))
 	for _, it := range items {
 		v, err := decodeItem[T](it)
 		if err != nil {
-			return nil, nil, err
+			return nil, inv, err
 		}
 		out = append(out, v)
 		ids = append(ids, it.ID)
 	}
-	return out, ids, nil
+	inv, err = inventory(ids)
+	return out, inv, err
 }
 
 // rowsByUnit loads the inventory rows q selects, grouped by unit, each unit's days in order.
@@ -63,6 +161,13 @@ func rowsByUnit(ctx context.Context, db store.Querier, q store.InventoryQuery) (
 		byUnit[r.UnitID] = append(byUnit[r.UnitID], r)
 	}
 	return byUnit, nil
+}
+
+// stayRows loads the nights of a stay (check_in .. check_out−1) of the units of a kind
+// (rooms, spaces) of the given items, grouped by unit.
+func stayRows(ctx context.Context, db store.Querier, kind string, itemIDs []int64, checkIn, checkOut string) (map[int64][]store.InventoryRow, error) {
+	from, to := nightRange(checkIn, checkOut)
+	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: kind, ItemIDs: itemIDs, From: from, To: to})
 }
 
 // free is what an inventory row can still sell.
@@ -147,13 +252,13 @@ func personPricing(c pricing.Contract, p catalog.PersonPrices, currency string) 
 
 // addDays returns the date n days after date (both YYYY-MM-DD).
 func addDays(date string, n int) string {
-	t, _ := parseDate(date)
+	t, _ := catalog.ParseDate(date)
 	return t.AddDate(0, 0, n).Format(tradewind.DateLayout)
 }
 
 // nightsOf counts the nights of a valid stay.
 func nightsOf(checkIn, checkOut string) int {
-	in, _ := parseDate(checkIn)
-	out, _ := parseDate(checkOut)
+	in, _ := catalog.ParseDate(checkIn)
+	out, _ := catalog.ParseDate(checkOut)
 	return int(out.Sub(in).Hours() / 24)
 }

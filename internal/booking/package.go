@@ -13,14 +13,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductPackage] = packageProduct{} }
-
-// Package kinds (catalog-format.md).
-const (
-	kindFixed = "fixed" // sold by departures, each with its own seats and prices
-	kindOpen  = "open"  // sold for any travel date in its travel_dates
-)
-
 // maxAddons bounds addon_ids in one request.
 const maxAddons = 20
 
@@ -110,7 +102,7 @@ func loadPackageInventory(ctx context.Context, db store.Querier, ids []int64, fr
 // options lists p's options found in the inventory, in date order.
 func (inv packageInventory) options(p *catalog.Package) []pkgOption {
 	var out []pkgOption
-	if p.Kind == kindOpen {
+	if p.Kind == catalog.PackageOpen {
 		for _, r := range inv.days[p.ID] {
 			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: free(r), unitKind: store.UnitPackageDay, unitID: p.ID})
 		}
@@ -155,16 +147,13 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
 	from, to := dateWindow(&p, req.DateFrom, req.DateTo, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	pkgs, ids, err := cityItems[catalog.Package](ctx, s.Store, tradewind.ProductPackage, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	inv, err := loadPackageInventory(ctx, s.Store, ids, from, to)
+	pkgs, inv, err := cityItems[catalog.Package](ctx, s.Store, tradewind.ProductPackage, dest,
+		func(ids []int64) (packageInventory, error) { return loadPackageInventory(ctx, s.Store, ids, from, to) })
 	if err != nil {
 		return nil, meta, err
 	}
@@ -266,7 +255,7 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 		rec.Addons = append(rec.Addons, PackageAddon{ID: a.ID, Name: a.Name, Currency: p.Currency,
 			PricePerPerson: money.Amount{Minor: con.Line(a.PricePerPerson), Currency: p.Currency}})
 	}
-	if p.Kind == kindOpen {
+	if p.Kind == catalog.PackageOpen {
 		pr := personPricing(con, *p.Pricing, p.Currency)
 		rec.Pricing = &pr
 		for _, r := range p.TravelDates {
@@ -341,7 +330,7 @@ func (s *Service) PackageAvailability(ctx context.Context, c *Caller, req *Packa
 	var p problems
 	p.positiveID("package_id", req.PackageID)
 	validatePackageChoice(&p, req.DepartureID, req.TravelDate, req.AddonIDs, s.todayDate())
-	pt := validParty(&p, intOr(req.Adults, 2), req.Children, req.Infants)
+	pt := validParty(&p, intOr(req.Adults, defaultAdults), req.Children, req.Infants)
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -427,7 +416,7 @@ func packageChoice(ctx context.Context, db store.Querier, pkg *catalog.Package, 
 
 // packageOption finds the option named on pkg, its seats not yet read.
 func packageOption(pkg *catalog.Package, departureID int64, travelDate string, reject rejectFunc) (*pkgOption, error) {
-	if pkg.Kind == kindOpen {
+	if pkg.Kind == catalog.PackageOpen {
 		if departureID != 0 {
 			return nil, reject(fmt.Sprintf("departure_id: package %d is an open package; send travel_date", pkg.ID))
 		}
@@ -436,11 +425,9 @@ func packageOption(pkg *catalog.Package, departureID int64, travelDate string, r
 	if travelDate != "" {
 		return nil, reject(fmt.Sprintf("travel_date: package %d is a fixed package; send departure_id", pkg.ID))
 	}
-	for _, d := range pkg.Departures {
-		if d.ID == departureID {
-			o := departureOption(d, 0)
-			return &o, nil
-		}
+	if d := unitByID(pkg.Departures, departureID, func(d *catalog.Departure) int64 { return d.ID }); d != nil {
+		o := departureOption(*d, 0)
+		return &o, nil
 	}
 	return nil, reject(fmt.Sprintf("departure_id: %d is not a departure of package %d", departureID, pkg.ID))
 }
@@ -496,8 +483,7 @@ func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q 
 	}
 	pt := party{q.Adults, q.Children, q.Infants}
 	if o.left < pt.seats() {
-		return nil, invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
-			pkg.Name, o.left, o.date, pt.seats())
+		return nil, seatShortage(pkg.Name, o.left, o.date, pt.seats())
 	}
 	if len(q.Travellers) > 0 {
 		if err := matchTravellers(q); err != nil {
@@ -513,6 +499,6 @@ func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q 
 	}
 	claim := store.Claim{Kind: o.unitKind, UnitID: o.unitID, From: o.date, To: o.date, Quantity: pt.seats()}
 	return &pricedQuote{Total: pricePackage(c.contract(), pt, o, addons, pkg.Currency).total.Minor, Currency: pkg.Currency,
-		Instant: pkg.InstantConfirmation, Policy: "see_policy", ItemID: pkg.ID, Claim: claim, StartDate: o.date,
+		Instant: pkg.InstantConfirmation, Policy: policySeePolicy, ItemID: pkg.ID, Claim: claim, StartDate: o.date,
 		EndDate: addDays(o.date, pkg.DurationNights), OpenStatus: tradewind.StatusOnRequest, Details: details}, nil
 }

@@ -38,6 +38,16 @@ type QuoteRequest struct {
 	Travellers []Traveller `json:"travellers,omitempty"`
 }
 
+// Cancellation policies of a quote, as decisions.md chose them: a hotel room's
+// refundable flag gives policyRefundable or policyNonRefundable; activities are
+// policyModerate; rentals and packages policySeePolicy (their own terms apply).
+const (
+	policyRefundable    = "refundable"
+	policyNonRefundable = "non_refundable"
+	policyModerate      = "moderate"
+	policySeePolicy     = "see_policy"
+)
+
 // pricedQuote is a quote priced for a partner against live availability.
 type pricedQuote struct {
 	Total      int64
@@ -61,8 +71,13 @@ type product interface {
 	price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error)
 }
 
-// products holds the product types that can be quoted and booked.
-var products = map[tradewind.ProductType]product{}
+// products holds the product types that can be quoted and booked, one entry each.
+var products = map[tradewind.ProductType]product{
+	tradewind.ProductHotel:    hotelProduct{},
+	tradewind.ProductActivity: activityProduct{},
+	tradewind.ProductRental:   rentalProduct{},
+	tradewind.ProductPackage:  packageProduct{},
+}
 
 // productFor returns the product of a quote, checking that the key enables it.
 func productFor(c *Caller, q *QuoteRequest) (product, error) {
@@ -102,7 +117,9 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 	return p, nil
 }
 
-// quote validates and prices q for the caller, and checks it can draw on the credit line.
+// quote validates and prices q for the caller, and checks that it starts today or later and
+// is priced in the currency of the credit line. It does not check the available credit:
+// booking draws it, under the transaction (drawCredit).
 func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	p, err := s.validQuote(c, q)
 	if err != nil {

@@ -12,8 +12,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func init() { products[tradewind.ProductRental] = rentalProduct{} }
-
 // maxGuests bounds a rental party: the adults, children and infants limits together.
 const maxGuests = maxAdults + maxChildren + maxInfants
 
@@ -58,6 +56,9 @@ type rentalStay struct {
 	nights, guests    int
 }
 
+// fits reports whether space sp takes the stay's guests.
+func (st rentalStay) fits(sp *catalog.Space) bool { return st.guests <= sp.MaxGuests }
+
 // validateRentalStay checks the stay and guests of a rental search, availability or quote.
 func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today time.Time) rentalStay {
 	nights, _ := p.stay(checkIn, checkOut, today)
@@ -68,7 +69,7 @@ func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today
 // spaceOffer prices a space for a stay from its inventory rows (one per night, in
 // order), or reports that it does not take the guests or is not free every night.
 func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c pricing.Contract) (int64, bool) {
-	if st.guests > sp.MaxGuests {
+	if !st.fits(sp) {
 		return 0, false
 	}
 	return stayTotal(rows, st.nights, 1, c.Line)
@@ -76,8 +77,7 @@ func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c p
 
 // spaceRows loads the stay's nights of the spaces of the given rentals, by space.
 func spaceRows(ctx context.Context, db store.Querier, rentalIDs []int64, st rentalStay) (map[int64][]store.InventoryRow, error) {
-	from, to := nightRange(st.checkIn, st.checkOut)
-	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: store.UnitSpace, ItemIDs: rentalIDs, From: from, To: to})
+	return stayRows(ctx, db, store.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
 }
 
 // SearchRentals returns the rentals of a city with a space free every night of the stay
@@ -89,16 +89,13 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	}
 	var p problems
 	dest := destination(&p, req.Destination, req.City)
-	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, defaultGuests), s.todayDate())
 	pg := pageOf(&p, req.Page, req.PerPage)
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	rentals, ids, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest)
-	if err != nil {
-		return nil, meta, err
-	}
-	bySpace, err := spaceRows(ctx, s.Store, ids, st)
+	rentals, bySpace, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest,
+		func(ids []int64) (map[int64][]store.InventoryRow, error) { return spaceRows(ctx, s.Store, ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}
@@ -218,7 +215,7 @@ func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *Rental
 	}
 	var p problems
 	p.positiveID("rental_id", req.RentalID)
-	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, 1), s.todayDate())
+	st := validateRentalStay(&p, req.CheckIn, req.CheckOut, intOr(req.Guests, defaultGuests), s.todayDate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -260,20 +257,14 @@ func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *
 	if err != nil {
 		return nil, quoteNotFound(err, "rental %d does not exist", q.RentalID)
 	}
-	var sp *catalog.Space
-	for i := range r.Spaces {
-		if r.Spaces[i].ID == q.SpaceID {
-			sp = &r.Spaces[i]
-		}
-	}
+	sp := unitByID(r.Spaces, q.SpaceID, func(sp *catalog.Space) int64 { return sp.ID })
 	if sp == nil {
 		return nil, invalidQuote("Space %d is not a space of rental %d.", q.SpaceID, q.RentalID)
 	}
-	if q.Guests > sp.MaxGuests {
+	st := rentalStay{q.CheckIn, q.CheckOut, nightsOf(q.CheckIn, q.CheckOut), q.Guests}
+	if !st.fits(sp) {
 		return nil, invalidQuote("%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
 	}
-	st := rentalStay{q.CheckIn, q.CheckOut, 0, q.Guests}
-	st.nights = nightsOf(q.CheckIn, q.CheckOut)
 	bySpace, err := spaceRows(ctx, db, []int64{r.ID}, st)
 	if err != nil {
 		return nil, err
@@ -283,7 +274,7 @@ func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *
 		return nil, invalidQuote("%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
 	}
 	from, to := nightRange(st.checkIn, st.checkOut)
-	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: "see_policy", ItemID: r.ID,
+	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: policySeePolicy, ItemID: r.ID,
 		Claim:     store.Claim{Kind: store.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusPending,
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,

@@ -1,6 +1,15 @@
 // Package booking is the Tradewind service: search, availability, quotes, prebook,
 // book, cancel, confirm and reject, with idempotency and the credit line. The business
 // rules live here once, over store.Store, whatever the database.
+//
+// Where each rule lives: request limits and field checks in validate.go (and
+// travellers.go); helpers every product shares (paging, destination, price order, unit
+// lookup, stay totals, party pricing) in items.go; one file per product (hotel.go,
+// activity.go, rental.go, package.go) with its search, record, availability and its
+// product, registered in the products table of quote.go; booking, cancellation and the
+// operator's confirm/reject in book.go; the catalog import in import.go; partners and keys
+// in admin.go. Catalog facts (package kinds, dates, country codes) come from
+// internal/catalog.
 package booking
 
 import (

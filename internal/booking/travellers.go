@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 )
 
 // Traveller types: a package party is its adults, children and infants.
@@ -70,7 +71,7 @@ func (p *problems) birthDate(field string, t Traveller, today time.Time) {
 		}
 		return
 	}
-	born, ok := parseDate(t.BirthDate)
+	born, ok := catalog.ParseDate(t.BirthDate)
 	switch {
 	case !ok:
 		p.add("%s: %q is not a date (YYYY-MM-DD)", field, t.BirthDate)

@@ -2,10 +2,10 @@ package booking
 
 import (
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 )
 
 // Limits decided in shared/spec/decisions.md.
@@ -19,17 +19,23 @@ const (
 	maxChildAge  = 17
 )
 
+// Party sizes a search or availability request gets when it leaves the field out, as
+// partner-api.md gives them per endpoint: two adults on hotel, activity and package
+// searches and hotel and package availability; one adult on activity availability
+// (a seat check for one); one guest on rental searches and availability; one room.
+const (
+	defaultAdults              = 2
+	defaultActivityCheckAdults = 1
+	defaultGuests              = 1
+	defaultRooms               = 1
+)
+
 // problems collects every validation problem of a request, one string each.
 type problems []string
 
 func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
 func (p problems) err() error { return tradewind.Invalid(p) }
-
-func parseDate(s string) (time.Time, bool) {
-	t, err := time.Parse(tradewind.DateLayout, s)
-	return t, err == nil && t.Format(tradewind.DateLayout) == s
-}
 
 // date checks a required service date: a real YYYY-MM-DD, not before today (UTC) and
 // at most 500 days ahead.
@@ -38,7 +44,7 @@ func (p *problems) date(field, value string, today time.Time) (time.Time, bool) 
 		p.add("%s is required", field)
 		return time.Time{}, false
 	}
-	t, ok := parseDate(value)
+	t, ok := catalog.ParseDate(value)
 	if !ok {
 		p.add("%s: %q is not a date (YYYY-MM-DD)", field, value)
 		return time.Time{}, false
@@ -61,7 +67,7 @@ func (p *problems) stay(checkIn, checkOut string, today time.Time) (int, bool) {
 		p.add("check_out is required")
 		return 0, false
 	}
-	if _, ok := parseDate(checkOut); !ok {
+	if _, ok := catalog.ParseDate(checkOut); !ok {
 		p.add("check_out: %q is not a date (YYYY-MM-DD)", checkOut)
 		return 0, false
 	}
@@ -108,13 +114,11 @@ func (p *problems) childAges(children int, ages []int) {
 	}
 }
 
-var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
-
 func (p *problems) nationality(code string) { p.country("nationality_code", code) }
 
 // country checks an optional ISO 3166-1 alpha-2 country code.
 func (p *problems) country(field, code string) {
-	if code != "" && !countryCode.MatchString(code) {
+	if code != "" && !catalog.ValidCountry(code) {
 		p.add("%s: %q is not a 2-letter ISO country code", field, code)
 	}
 }
@@ -133,11 +137,11 @@ func (p *problems) maxLen(field, v string, n int) {
 
 // nightRange returns the first and last night of a stay: check_in .. check_out−1.
 func nightRange(checkIn, checkOut string) (string, string) {
-	out, _ := parseDate(checkOut)
+	out, _ := catalog.ParseDate(checkOut)
 	return checkIn, out.AddDate(0, 0, -1).Format(tradewind.DateLayout)
 }
 
 func (s *Service) todayDate() time.Time {
-	t, _ := parseDate(s.today())
+	t, _ := catalog.ParseDate(s.today())
 	return t
 }

@@ -1,6 +1,10 @@
 package catalog
 
-import "time"
+import (
+	"time"
+
+	"github.com/tradewind/tradewind"
+)
 
 // DemoDays is how far ahead the demo catalog has inventory: today through today+DemoDays.
 const DemoDays = 400
@@ -12,7 +16,7 @@ const DemoDays = 400
 func Demo(today time.Time) *Document {
 	y, m, dd := today.UTC().Date()
 	t0 := time.Date(y, m, dd, 0, 0, 0, 0, time.UTC)
-	day := func(offset int) string { return t0.AddDate(0, 0, offset).Format(dateLayout) }
+	day := func(offset int) string { return t0.AddDate(0, 0, offset).Format(tradewind.DateLayout) }
 	first, last := day(0), day(DemoDays)
 	img := func(path string) string { return "https://img.example.com/" + path }
 
@@ -169,7 +173,7 @@ func Demo(today time.Time) *Document {
 					{ID: 40011, Name: "Fado dinner", PricePerPerson: 4500},
 					{ID: 40012, Name: "Tuk-tuk city tour", PricePerPerson: 3000},
 				},
-				Kind: "fixed",
+				Kind: PackageFixed,
 				Departures: []Departure{
 					{ID: 400101, Date: day(30), Capacity: 16, Pricing: PersonPrices{Adult: 90000, Child: 65000, Infant: 0}},
 					{ID: 400102, Date: day(60), Capacity: 16, Pricing: PersonPrices{Adult: 95000, Child: 68000, Infant: 0}},
@@ -186,7 +190,7 @@ func Demo(today time.Time) *Document {
 					{Day: 3, Title: "Departure"},
 				},
 				Addons:      []Addon{{ID: 40021, Name: "Douro valley lunch", PricePerPerson: 5500}},
-				Kind:        "open",
+				Kind:        PackageOpen,
 				TravelDates: []ActivityDays{{Start: first, End: last, Capacity: 8}},
 				Pricing:     &PersonPrices{Adult: 40000, Child: 25000, Infant: 0},
 			},
@@ -203,7 +207,7 @@ func Demo(today time.Time) *Document {
 					{Day: 5, Title: "Departure"},
 				},
 				Addons: []Addon{{ID: 40031, Name: "Montserrat half-day trip", PricePerPerson: 6500}},
-				Kind:   "fixed",
+				Kind:   PackageFixed,
 				Departures: []Departure{
 					{ID: 400301, Date: day(35), Capacity: 12, Pricing: PersonPrices{Adult: 120000, Child: 85000, Infant: 0}},
 					{ID: 400302, Date: day(65), Capacity: 12, Pricing: PersonPrices{Adult: 125000, Child: 88000, Infant: 0}},

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/tradewind/tradewind"
 	"testing"
 	"time"
 )
@@ -18,8 +19,8 @@ func TestDemoIsValid(t *testing.T) {
 			if p := d.Validate(); len(p) > 0 {
 				t.Fatalf("Demo(%s) problems: %q", today, p)
 			}
-			first := today.UTC().Format(dateLayout)
-			last := today.UTC().AddDate(0, 0, DemoDays).Format(dateLayout)
+			first := today.UTC().Format(tradewind.DateLayout)
+			last := today.UTC().AddDate(0, 0, DemoDays).Format(tradewind.DateLayout)
 			if len(d.Hotels) < 4 || len(d.Activities) < 3 || len(d.Rentals) < 3 || len(d.Packages) < 3 {
 				t.Errorf("sizes %d/%d/%d/%d", len(d.Hotels), len(d.Activities), len(d.Rentals), len(d.Packages))
 			}
@@ -45,11 +46,11 @@ func TestDemoIsValid(t *testing.T) {
 			if casa.ID != 1001 || casa.Markets["GB"] != 500 || casa.Markets["IN"] != -800 {
 				t.Errorf("hotel 1001 = %d with markets %v", casa.ID, casa.Markets)
 			}
-			bump := casa.Rooms[0].Nights()[today.UTC().AddDate(0, 0, 46).Format(dateLayout)]
+			bump := casa.Rooms[0].Nights()[today.UTC().AddDate(0, 0, 46).Format(tradewind.DateLayout)]
 			if bump.Price != 18000 || bump.Allotment != 2 {
 				t.Errorf("price bump night = %+v", bump)
 			}
-			if got := d.Packages[0].Departures[0].Date; got != today.UTC().AddDate(0, 0, 30).Format(dateLayout) {
+			if got := d.Packages[0].Departures[0].Date; got != today.UTC().AddDate(0, 0, 30).Format(tradewind.DateLayout) {
 				t.Errorf("first departure on %s", got)
 			}
 			if d.Rentals[0].InstantBooking || d.Activities[1].InstantConfirmation || d.Hotels[2].InstantConfirmation {

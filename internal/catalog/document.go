@@ -2,6 +2,10 @@
 // (shared/spec/catalog-format.md). Amounts are held in minor units of the item's
 // currency; dates are canonical "YYYY-MM-DD" strings.
 //
+// The catalog's facts are defined here once and the booking rules use them: the package
+// kinds (PackageFixed, PackageOpen), date parsing (ParseDate, tradewind.DateLayout) and
+// the country-code shape (ValidCountry).
+//
 // Parse and Write (and Document's UnmarshalJSON and MarshalJSON) handle the catalog format
 // with its decimal amounts. The json tags on the item types below only name their fields:
 // encoding one item on its own writes amounts in minor units, not in the catalog format.
@@ -143,11 +147,17 @@ type Package struct {
 	Photos              []string       `json:"photos"`
 	Itinerary           []ItineraryDay `json:"itinerary"`
 	Addons              []Addon        `json:"addons"`
-	Kind                string         `json:"kind"`                   // "fixed" or "open"
+	Kind                string         `json:"kind"`                   // PackageFixed or PackageOpen
 	Departures          []Departure    `json:"departures,omitempty"`   // fixed
 	TravelDates         []ActivityDays `json:"travel_dates,omitempty"` // open: capacity per day
 	Pricing             *PersonPrices  `json:"pricing,omitempty"`      // open
 }
+
+// Package kinds (catalog-format.md).
+const (
+	PackageFixed = "fixed" // sold by departures, each with its own seats and prices
+	PackageOpen  = "open"  // sold for any travel date in its travel_dates, at one price list
+)
 
 // ItineraryDay is one day of a package's programme.
 type ItineraryDay struct {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/tradewind/tradewind"
 	"maps"
 	"slices"
 	"time"
@@ -55,8 +56,8 @@ func expandCapacity(ranges []ActivityDays) map[string]int {
 // rangeDays returns the number of days of the inclusive range start..end; ok is false when
 // a date is invalid or end is before start.
 func rangeDays(start, end string) (n int, ok bool) {
-	s, ok1 := parseDate(start)
-	e, ok2 := parseDate(end)
+	s, ok1 := ParseDate(start)
+	e, ok2 := ParseDate(end)
 	if !ok1 || !ok2 || e.Before(s) {
 		return 0, false
 	}
@@ -72,9 +73,9 @@ func eachDay(start, end string, fn func(date string)) {
 	if !ok || n > MaxRangeDays {
 		return
 	}
-	t, _ := parseDate(start)
+	t, _ := ParseDate(start)
 	for range n {
-		fn(t.Format(dateLayout))
+		fn(t.Format(tradewind.DateLayout))
 		t = t.AddDate(0, 0, 1)
 	}
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/tradewind/tradewind"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -131,7 +132,7 @@ func Generate(o GenerateOptions) *Document {
 
 // date returns the date offset days after the start.
 func (g *generator) date(offset int) string {
-	return g.start.AddDate(0, 0, offset).Format(dateLayout)
+	return g.start.AddDate(0, 0, offset).Format(tradewind.DateLayout)
 }
 
 func (g *generator) city() city {
@@ -333,7 +334,7 @@ func (g *generator) pkg(id int64) Package {
 		p.Addons = append(p.Addons, Addon{ID: id*10 + int64(n+1), Name: genAddons[k].name, PricePerPerson: genAddons[k].price})
 	}
 	if g.rng.IntN(2) == 0 {
-		p.Kind = "fixed"
+		p.Kind = PackageFixed
 		offsets := make([]int, 2+g.rng.IntN(3))
 		for i := range offsets {
 			offsets[i] = g.rng.IntN(g.o.Days)
@@ -345,7 +346,7 @@ func (g *generator) pkg(id int64) Package {
 			})
 		}
 	} else {
-		p.Kind = "open"
+		p.Kind = PackageOpen
 		for _, rg := range g.ranges {
 			p.TravelDates = append(p.TravelDates, ActivityDays{Start: rg[0], End: rg[1], Capacity: 4 + g.rng.IntN(17)})
 		}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/tradewind/tradewind"
 	"testing"
 	"time"
 
@@ -48,7 +49,7 @@ func TestGenerateIsValid(t *testing.T) {
 			}
 			first := "2027-01-01"
 			if !o.Start.IsZero() {
-				first = o.Start.Format(dateLayout) // the calendar date of Start, in its own zone
+				first = o.Start.Format(tradewind.DateLayout) // the calendar date of Start, in its own zone
 			}
 			for _, h := range d.Hotels {
 				for _, r := range h.Rooms {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/money"
 )
 
@@ -22,9 +23,6 @@ const MaxAmount = 100_000_000_000
 
 // MaxMarketBP is the largest hotel market adjustment, in basis points (+1000 %).
 const MaxMarketBP = 100_000
-
-// dateLayout is the only accepted date form.
-const dateLayout = "2006-01-02"
 
 // ValidationError lists every problem found in a catalog document, each one prefixed
 // with the JSON path it concerns ("hotels[3].rooms[0].inventory[1].end: before start").
@@ -175,13 +173,14 @@ func (c *checker) nonBlank(path, s string) {
 	}
 }
 
-// validCountry reports whether s is a two-letter upper-case country code.
-func validCountry(s string) bool {
+// ValidCountry reports whether s is a two-letter upper-case (ISO 3166-1 alpha-2 shaped)
+// country code. The booking rules check nationality codes with it too.
+func ValidCountry(s string) bool {
 	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
 }
 
 func (c *checker) country(path, s string) {
-	if !validCountry(s) {
+	if !ValidCountry(s) {
 		c.add(path, "%q is not a two-letter upper-case country code", s)
 	}
 }
@@ -242,17 +241,15 @@ func (c *checker) prices(path string, p PersonPrices, currency string) {
 	c.amount(path+".infant", p.Infant, currency)
 }
 
-// parseDate parses a canonical YYYY-MM-DD date.
-func parseDate(s string) (time.Time, bool) {
-	if len(s) != len(dateLayout) {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(dateLayout, s)
-	return t, err == nil
+// ParseDate parses a canonical YYYY-MM-DD date (tradewind.DateLayout): a real calendar
+// day, written exactly so. The catalog and the booking rules read dates with it.
+func ParseDate(s string) (time.Time, bool) {
+	t, err := time.Parse(tradewind.DateLayout, s)
+	return t, err == nil && t.Format(tradewind.DateLayout) == s
 }
 
 func (c *checker) date(path, s string) bool {
-	if _, ok := parseDate(s); !ok {
+	if _, ok := ParseDate(s); !ok {
 		c.add(path, "%q is not a valid date (YYYY-MM-DD)", s)
 		return false
 	}
@@ -314,7 +311,7 @@ func (c *checker) hotel(path string, h *Hotel) {
 	c.photos(path+".photos", h.Photos)
 	for _, code := range sortedKeys(h.Markets) {
 		mp := path + ".markets." + code
-		if !validCountry(code) {
+		if !ValidCountry(code) {
 			c.add(mp, "%q is not a two-letter upper-case country code", code)
 		}
 		switch pct := h.Markets[code]; {
@@ -430,7 +427,7 @@ func (c *checker) pkg(path string, p *Package) {
 		c.amount(ap+".price_per_person", a.PricePerPerson, p.Currency)
 	}
 	switch p.Kind {
-	case "fixed":
+	case PackageFixed:
 		if len(p.Departures) == 0 {
 			c.add(path+".departures", "a fixed package needs at least one departure")
 		}
@@ -440,7 +437,7 @@ func (c *checker) pkg(path string, p *Package) {
 		if p.Pricing != nil {
 			c.add(path+".pricing", "not allowed on a fixed package (each departure has its own)")
 		}
-	case "open":
+	case PackageOpen:
 		if len(p.Departures) > 0 {
 			c.add(path+".departures", "not allowed on an open package")
 		}
@@ -451,7 +448,7 @@ func (c *checker) pkg(path string, p *Package) {
 			c.add(path+".pricing", "required on an open package")
 		}
 	default:
-		c.add(path+".kind", "%q must be \"fixed\" or \"open\"", p.Kind)
+		c.add(path+".kind", "%q must be %q or %q", p.Kind, PackageFixed, PackageOpen)
 	}
 	for i, d := range p.Departures {
 		dp := fmt.Sprintf("%s.departures[%d]", path, i)

@@ -80,51 +80,6 @@ func (s *Server) credit(r *http.Request, c *booking.Caller, _ []byte) (*response
 		Blocked: p.Blocked}), nil
 }
 
-func (s *Server) searchHotels(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
-	var req booking.HotelSearchRequest
-	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
-		return nil, err
-	}
-	if err := decodeBody(r, body, &req, false); err != nil {
-		return nil, err
-	}
-	res, meta, err := s.cfg.Service.SearchHotels(r.Context(), c, &req)
-	if err != nil {
-		return nil, err
-	}
-	return &response{Status: http.StatusOK, Data: res, Meta: meta}, nil
-}
-
-func (s *Server) getHotel(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
-	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
-		return nil, err
-	}
-	id, err := pathID(r, "id")
-	if err != nil {
-		return nil, err
-	}
-	h, err := s.cfg.Service.Hotel(r.Context(), c, id)
-	if err != nil {
-		return nil, err
-	}
-	return ok(h), nil
-}
-
-func (s *Server) hotelAvailability(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
-	var req booking.HotelAvailabilityRequest
-	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
-		return nil, err
-	}
-	if err := decodeBody(r, body, &req, false); err != nil {
-		return nil, err
-	}
-	res, err := s.cfg.Service.HotelAvailability(r.Context(), c, &req)
-	if err != nil {
-		return nil, err
-	}
-	return ok(res), nil
-}
-
 func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 	var q booking.QuoteRequest
 	if err := decodeBody(r, body, &q, false); err != nil {
@@ -140,11 +95,9 @@ func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*resp
 // HeaderIdempotencyKey names the idempotency header of POST /bookings.
 const HeaderIdempotencyKey = "Idempotency-Key"
 
+// book creates a booking; its endpoint requires the Idempotency-Key (see serveEndpoint).
 func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 	key := r.Header.Get(HeaderIdempotencyKey)
-	if key == "" {
-		return nil, tradewind.Errorf(tradewind.ECodeIdempotencyKeyRequired, "The Idempotency-Key header is required: send a unique value per booking attempt.")
-	}
 	var req booking.BookRequest
 	if err := decodeBody(r, body, &req, false); err != nil {
 		return nil, err

@@ -166,7 +166,8 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 	return &booking.Caller{Partner: p, Key: k}, nil
 }
 
-// authenticated runs an endpoint: body limit, key, guards, scope, handler, envelope.
+// authenticated runs an endpoint: body limit, key, guards, scope, product,
+// Idempotency-Key, handler, envelope.
 func (s *Server) authenticated(e endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := infoFrom(r.Context())
@@ -201,6 +202,18 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 	}
 	if e.scope != "" && !c.Key.HasScope(e.scope) {
 		return nil, tradewind.Errorf(tradewind.ECodeInsufficientScope, "This key lacks the %s scope.", e.scope)
+	}
+	// Before the body is decoded: a key without the product gets 403 product_not_enabled
+	// whatever it sends.
+	if e.product != "" {
+		if err := c.RequireProduct(e.product); err != nil {
+			return nil, err
+		}
+	}
+	if e.idempotent {
+		if err := booking.CheckIdempotencyKey(r.Header.Get(HeaderIdempotencyKey)); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.scenario(w, r, e, c); err != nil {
 		return nil, err

@@ -8,40 +8,50 @@ import (
 	"github.com/tradewind/tradewind/internal/openapi"
 )
 
-// endpoints lists every route of the partner API, in one place.
+// endpoints lists every route of the partner API, in one place: its scope, the product
+// the key must enable, and whether it requires an Idempotency-Key (checked once, in
+// serveEndpoint). The product endpoints share the generic handlers of products.go.
 func (s *Server) endpoints() []endpoint {
+	svc := s.cfg.Service // nil when only the table is read (Routes): handlers are built, not run
+	const (
+		avail   = tradewind.ScopeAvailabilityRead
+		catalog = tradewind.ScopeCatalogRead
+	)
+	hotel, activity := tradewind.ProductHotel, tradewind.ProductActivity
+	rental, pkg := tradewind.ProductRental, tradewind.ProductPackage
 	return []endpoint{
-		{"GET", "/meta/ping", "", s.ping},
-		{"GET", "/meta/credit", "", s.credit},
+		{method: "GET", path: "/meta/ping", h: s.ping},
+		{method: "GET", path: "/meta/credit", h: s.credit},
 
-		{"POST", "/hotels/search", tradewind.ScopeAvailabilityRead, s.searchHotels},
-		{"GET", "/hotels/{id}", tradewind.ScopeCatalogRead, s.getHotel},
-		{"POST", "/hotels/availability", tradewind.ScopeAvailabilityRead, s.hotelAvailability},
+		{method: "POST", path: "/hotels/search", scope: avail, product: hotel, h: serveSearch(svc.SearchHotels)},
+		{method: "GET", path: "/hotels/{id}", scope: catalog, product: hotel, h: serveRecord(svc.Hotel)},
+		{method: "POST", path: "/hotels/availability", scope: avail, product: hotel, h: serveAvailability(svc.HotelAvailability)},
 
-		{"POST", "/activities/search", tradewind.ScopeAvailabilityRead, s.searchActivities},
-		{"GET", "/activities/{id}", tradewind.ScopeCatalogRead, s.getActivity},
-		{"POST", "/activities/availability", tradewind.ScopeAvailabilityRead, s.activityAvailability},
+		{method: "POST", path: "/activities/search", scope: avail, product: activity, h: serveSearch(svc.SearchActivities)},
+		{method: "GET", path: "/activities/{id}", scope: catalog, product: activity, h: serveRecord(svc.Activity)},
+		{method: "POST", path: "/activities/availability", scope: avail, product: activity, h: serveAvailability(svc.ActivityAvailability)},
 
-		{"POST", "/rentals/search", tradewind.ScopeAvailabilityRead, s.searchRentals},
-		{"GET", "/rentals/{id}", tradewind.ScopeCatalogRead, s.getRental},
-		{"POST", "/rentals/availability", tradewind.ScopeAvailabilityRead, s.rentalAvailability},
+		{method: "POST", path: "/rentals/search", scope: avail, product: rental, h: serveSearch(svc.SearchRentals)},
+		{method: "GET", path: "/rentals/{id}", scope: catalog, product: rental, h: serveRecord(svc.Rental)},
+		{method: "POST", path: "/rentals/availability", scope: avail, product: rental, h: serveAvailability(svc.RentalAvailability)},
 
-		{"POST", "/packages/search", tradewind.ScopeAvailabilityRead, s.searchPackages},
-		{"GET", "/packages/{id}", tradewind.ScopeCatalogRead, s.getPackage},
-		{"POST", "/packages/availability", tradewind.ScopeAvailabilityRead, s.packageAvailability},
+		{method: "POST", path: "/packages/search", scope: avail, product: pkg, h: serveSearch(svc.SearchPackages)},
+		{method: "GET", path: "/packages/{id}", scope: catalog, product: pkg, h: serveRecord(svc.Package)},
+		{method: "POST", path: "/packages/availability", scope: avail, product: pkg, h: serveAvailability(svc.PackageAvailability)},
 
-		{"POST", "/bookings/prebook", tradewind.ScopeAvailabilityRead, s.prebook},
-		{"GET", "/bookings", tradewind.ScopeBookingRead, s.listBookings},
-		{"POST", "/bookings", tradewind.ScopeBookingWrite, s.book},
-		{"GET", "/bookings/{reference}", tradewind.ScopeBookingRead, s.getBooking},
-		{"POST", "/bookings/{reference}/cancel", tradewind.ScopeBookingWrite, s.cancel},
+		// A quote's product is in its body: the service checks it.
+		{method: "POST", path: "/bookings/prebook", scope: avail, h: s.prebook},
+		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, h: s.listBookings},
+		{method: "POST", path: "/bookings", scope: tradewind.ScopeBookingWrite, idempotent: true, h: s.book},
+		{method: "GET", path: "/bookings/{reference}", scope: tradewind.ScopeBookingRead, h: s.getBooking},
+		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, h: s.cancel},
 
-		{"GET", "/events", tradewind.ScopeBookingRead, s.listEvents},
-		{"GET", "/events/{id}", tradewind.ScopeBookingRead, s.getEvent},
+		{method: "GET", path: "/events", scope: tradewind.ScopeBookingRead, h: s.listEvents},
+		{method: "GET", path: "/events/{id}", scope: tradewind.ScopeBookingRead, h: s.getEvent},
 
-		{"GET", "/webhooks", tradewind.ScopeWebhookManage, s.listWebhooks},
-		{"POST", "/webhooks", tradewind.ScopeWebhookManage, s.createWebhook},
-		{"DELETE", "/webhooks/{id}", tradewind.ScopeWebhookManage, s.deleteWebhook},
+		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.listWebhooks},
+		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.createWebhook},
+		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, h: s.deleteWebhook},
 	}
 }
 

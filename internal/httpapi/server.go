@@ -1,6 +1,12 @@
 // Package httpapi serves the partner API under /api/partner/v1: routes, middleware,
-// handlers and the response envelope. Handlers decode and validate, call the booking
-// service, and return data or an error that one adapter turns into the envelope.
+// handlers and the response envelope.
+//
+// routes.go declares every endpoint with its scope, the product its key must enable and
+// whether it requires an Idempotency-Key; serveEndpoint checks these once, after the key
+// and the guards. Handlers (the generic product handlers of products.go, the others in
+// handlers.go) only decode the request, call the booking service, which validates it and
+// keeps its own checks, and return data or an error that one adapter turns into the
+// envelope.
 package httpapi
 
 import (
@@ -76,10 +82,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // handlerFunc is a partner endpoint: it returns data or an error.
 type handlerFunc func(r *http.Request, c *booking.Caller, body []byte) (*response, error)
 
-// endpoint is one route of the partner API.
+// endpoint is one route of the partner API and what it requires of its caller, checked
+// once by serveEndpoint before h runs: the scope, the product the key must enable, and an
+// Idempotency-Key header.
 type endpoint struct {
 	method, path string
-	scope        string // "" when none is required
+	scope        string                // "" when none is required
+	product      tradewind.ProductType // "" when the endpoint is not one product's
+	idempotent   bool                  // requires a valid Idempotency-Key header
 	h            handlerFunc
 }
 

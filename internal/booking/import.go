@@ -263,7 +263,7 @@ func stage(doc *catalog.Document) ([]stagedItem, error) {
 	for _, p := range doc.Packages {
 		var rows []store.InventoryRow
 		kind := store.UnitDeparture
-		if p.Kind == "open" {
+		if p.Kind == catalog.PackageOpen {
 			kind = store.UnitPackageDay
 			for day, n := range p.OpenDays() {
 				rows = append(rows, store.InventoryRow{Kind: kind, UnitID: p.ID, ItemID: p.ID, Day: day, Capacity: n})
