@@ -19,6 +19,19 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
+// catalogAndPartner imports the test catalog, creates the partner acme and returns
+// `key issue --json` of a key of mode.
+func catalogAndPartner(t *testing.T, dsn, mode string) map[string]any {
+	t.Helper()
+	if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
+		t.Fatal(r.err)
+	}
+	runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+	var key map[string]any
+	mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", mode)
+	return key
+}
+
 // TestServeDeliversWebhooks runs `tradewind serve` with a compressed retry schedule: a
 // booking's event reaches the receiver after one failed attempt, the operator lists the
 // delivery with its attempts and has it sent again.
@@ -27,12 +40,7 @@ func TestServeDeliversWebhooks(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
 			dsn := o.DSN(t)
-			if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
-				t.Fatal(r.err)
-			}
-			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
-			var key map[string]any
-			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "live")
+			key := catalogAndPartner(t, dsn, "live")
 
 			// The receiver refuses the first delivery. Its url is plain http on loopback,
 			// which only --webhook-allow-private permits, so the subscription is written
@@ -211,12 +219,7 @@ func TestServeRunsScenarioTimers(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
 			dsn := o.DSN(t)
-			if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
-				t.Fatal(r.err)
-			}
-			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
-			var key map[string]any
-			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "test")
+			key := catalogAndPartner(t, dsn, "test")
 			s := startServe(t, dsn)
 			c := client.New(s.base, key["key"].(string))
 			ctx := context.Background()
