@@ -9,7 +9,7 @@ import (
 type Partner struct {
 	ID               int64
 	Name             string
-	PricingMode      string // PricingNet or PricingMarkup
+	PricingMode      PricingMode
 	MarkupBP         int64  // markup percent in basis points (12.5 % = 1250)
 	Currency         string // currency of the credit line
 	CreditLimit      int64  // minor units
@@ -43,7 +43,7 @@ type APIKey struct {
 	Prefix    string // first characters of the key, safe to show and log
 	Hash      string
 	Mode      Mode
-	Scopes    []string
+	Scopes    []Scope
 	Products  []ProductType
 	ExpiresAt time.Time // zero: never
 	RevokedAt time.Time // zero: not revoked
@@ -56,7 +56,7 @@ func (k *APIKey) Usable(now time.Time) bool {
 }
 
 // HasScope reports whether the key carries scope s.
-func (k *APIKey) HasScope(s string) bool {
+func (k *APIKey) HasScope(s Scope) bool {
 	for _, x := range k.Scopes {
 		if x == s {
 			return true
@@ -82,16 +82,16 @@ type Booking struct {
 	PartnerID        int64
 	KeyID            int64
 	ProductType      ProductType
-	Status           string // as stored; see EffectiveStatus
+	Status           BookingStatus // as stored; see EffectiveStatus
 	Test             bool
-	PricingMode      string
+	PricingMode      PricingMode
 	TotalPrice       int64 // minor units, what the partner is invoiced
 	Currency         string
 	CreditDrawn      int64 // minor units drawn from the credit line (0 for test bookings)
 	PartnerReference string
 	IdempotencyKey   string
 	ItemID           int64           // hotel, activity, rental or package id
-	UnitKind         string          // inventory kind held, "" when none is held (test bookings)
+	UnitKind         UnitKind        // inventory kind held, "" when none is held (test bookings)
 	UnitID           int64           // room, activity, space, departure or package id
 	StartDate        string          // first day of service
 	EndDate          string          // last day of service (check-out day for stays)
@@ -107,7 +107,7 @@ type Booking struct {
 
 // EffectiveStatus is the status shown: a confirmed booking whose service ended before
 // today (UTC) is completed.
-func (b *Booking) EffectiveStatus(now time.Time) string {
+func (b *Booking) EffectiveStatus(now time.Time) BookingStatus {
 	if b.Status == StatusConfirmed && b.EndDate != "" && b.EndDate < now.UTC().Format(DateLayout) {
 		return StatusCompleted
 	}
@@ -127,21 +127,24 @@ type Prebook struct {
 	CreatedAt  time.Time
 }
 
+// EventType names what a webhook event reports.
+type EventType string
+
 // Event types delivered to webhooks.
 const (
-	EventBookingConfirmed    = "booking.confirmed"
-	EventBookingCancelled    = "booking.cancelled"
-	EventAvailabilityChanged = "availability.changed"
+	EventBookingConfirmed    EventType = "booking.confirmed"
+	EventBookingCancelled    EventType = "booking.cancelled"
+	EventAvailabilityChanged EventType = "availability.changed"
 )
 
 // AllEventTypes lists every event type a subscription may name.
-var AllEventTypes = []string{EventBookingConfirmed, EventBookingCancelled, EventAvailabilityChanged}
+var AllEventTypes = []EventType{EventBookingConfirmed, EventBookingCancelled, EventAvailabilityChanged}
 
 // Event is a webhook event, written in the same transaction as the change it reports.
 type Event struct {
 	ID        string // "evt_…"
 	PartnerID int64
-	Type      string
+	Type      EventType
 	Data      json.RawMessage
 	CreatedAt time.Time
 }

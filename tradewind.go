@@ -117,31 +117,52 @@ const (
 	ModeLive Mode = "live"
 )
 
+// Scope is a permission a key carries.
+type Scope string
+
 // Scopes a key may carry.
 const (
-	ScopeCatalogRead      = "catalog:read"
-	ScopeAvailabilityRead = "availability:read"
-	ScopeBookingRead      = "booking:read"
-	ScopeBookingWrite     = "booking:write"
-	ScopeWebhookManage    = "webhook:manage"
+	ScopeCatalogRead      Scope = "catalog:read"
+	ScopeAvailabilityRead Scope = "availability:read"
+	ScopeBookingRead      Scope = "booking:read"
+	ScopeBookingWrite     Scope = "booking:write"
+	ScopeWebhookManage    Scope = "webhook:manage"
 )
 
 // AllScopes lists every scope, the default for a new key.
-var AllScopes = []string{ScopeCatalogRead, ScopeAvailabilityRead, ScopeBookingRead, ScopeBookingWrite, ScopeWebhookManage}
+var AllScopes = []Scope{ScopeCatalogRead, ScopeAvailabilityRead, ScopeBookingRead, ScopeBookingWrite, ScopeWebhookManage}
+
+// PricingMode is how a partner contract prices: net rates, or net plus a markup.
+type PricingMode string
 
 // Pricing modes of a partner contract.
 const (
-	PricingNet    = "net"
-	PricingMarkup = "markup"
+	PricingNet    PricingMode = "net"
+	PricingMarkup PricingMode = "markup"
 )
+
+// BookingStatus is the state of a booking.
+type BookingStatus string
 
 // Booking states. StatusCompleted is derived: a confirmed booking whose service ended.
 const (
-	StatusConfirmed = "confirmed"
-	StatusPending   = "pending"
-	StatusOnRequest = "on_request"
-	StatusCancelled = "cancelled"
-	StatusCompleted = "completed"
+	StatusConfirmed BookingStatus = "confirmed"
+	StatusPending   BookingStatus = "pending"
+	StatusOnRequest BookingStatus = "on_request"
+	StatusCancelled BookingStatus = "cancelled"
+	StatusCompleted BookingStatus = "completed"
+)
+
+// UnitKind is what one row of inventory counts.
+type UnitKind string
+
+// Inventory kinds.
+const (
+	UnitRoom       UnitKind = "room"        // hotel room type, per night: rooms
+	UnitActivity   UnitKind = "activity"    // activity, per day: seats
+	UnitSpace      UnitKind = "space"       // rental space, per night: capacity 1
+	UnitDeparture  UnitKind = "departure"   // fixed package departure, on its date: seats
+	UnitPackageDay UnitKind = "package_day" // open package, per travel day: seats
 )
 
 // Clock tells the time; tests inject a fixed or advancing one.

@@ -152,24 +152,22 @@ func (c *partnerUpdateCmd) Run(e *env) error {
 		params.Blocked = &c.Block
 	}
 	params.RotateSigningSecret, params.SecretOverlap = c.RotateSigningSecret, c.SecretOverlap
-	before, _ := svc.Store.PartnerGetByName(e.ctx, c.Name)
-	p, err := svc.UpdatePartner(e.ctx, c.Name, params)
+	ch, err := svc.ChangePartner(e.ctx, c.Name, params)
 	if err != nil {
 		return err
 	}
-	showSecret := before != nil && before.SigningSecret != p.SigningSecret
-	return printPartner(e, p, showSecret)
+	return printPartner(e, ch.Partner, ch.SecretIssued)
 }
 
 type partnerListCmd struct{}
 
 func (partnerListCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	list, err := st.PartnerList(e.ctx)
+	list, err := svc.Partners(e.ctx)
 	if err != nil {
 		return err
 	}
@@ -190,36 +188,36 @@ type partnerShowCmd struct {
 }
 
 func (c *partnerShowCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.PartnerGetByName(e.ctx, c.Name)
+	p, err := svc.Partner(e.ctx, c.Name)
 	if err != nil {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Name)
+		return noPartner(err, c.Name)
 	}
 	return printPartner(e, p, false)
 }
 
 // partnerView is a partner as the operator sees it; the signing secret only once.
 type partnerView struct {
-	ID               int64     `json:"id"`
-	Name             string    `json:"name"`
-	PricingMode      string    `json:"pricing_mode"`
-	MarkupPercent    string    `json:"markup_percent"`
-	Currency         string    `json:"currency"`
-	CreditLimit      string    `json:"credit_limit"`
-	CreditUsed       string    `json:"credit_used"`
-	CreditAvailable  string    `json:"credit_available"`
-	Blocked          bool      `json:"blocked"`
-	RateLimit        int       `json:"rate_limit"`
-	AllowIPs         []string  `json:"allow_ips"`
-	RequireMTLS      bool      `json:"require_mtls"`
-	CertFingerprints []string  `json:"cert_fingerprints"`
-	RequireSignature bool      `json:"require_signature"`
-	SigningSecret    string    `json:"signing_secret,omitempty"`
-	CreatedAt        time.Time `json:"created_at"`
+	ID               int64                 `json:"id"`
+	Name             string                `json:"name"`
+	PricingMode      tradewind.PricingMode `json:"pricing_mode"`
+	MarkupPercent    string                `json:"markup_percent"`
+	Currency         string                `json:"currency"`
+	CreditLimit      string                `json:"credit_limit"`
+	CreditUsed       string                `json:"credit_used"`
+	CreditAvailable  string                `json:"credit_available"`
+	Blocked          bool                  `json:"blocked"`
+	RateLimit        int                   `json:"rate_limit"`
+	AllowIPs         []string              `json:"allow_ips"`
+	RequireMTLS      bool                  `json:"require_mtls"`
+	CertFingerprints []string              `json:"cert_fingerprints"`
+	RequireSignature bool                  `json:"require_signature"`
+	SigningSecret    string                `json:"signing_secret,omitempty"`
+	CreatedAt        time.Time             `json:"created_at"`
 }
 
 func viewPartner(p *tradewind.Partner, secret bool) partnerView {
@@ -234,9 +232,9 @@ func viewPartner(p *tradewind.Partner, secret bool) partnerView {
 	return v
 }
 
-func nonNil(l []string) []string {
+func nonNil[S ~string](l []S) []S {
 	if l == nil {
-		return []string{}
+		return []S{}
 	}
 	return l
 }
@@ -288,7 +286,10 @@ type keyView struct {
 }
 
 func viewKey(k *tradewind.APIKey, partner, secret string) keyView {
-	v := keyView{ID: k.ID, Key: secret, Prefix: k.Prefix, Partner: partner, Mode: string(k.Mode), Scopes: nonNil(k.Scopes), Products: []string{}, CreatedAt: k.CreatedAt}
+	v := keyView{ID: k.ID, Key: secret, Prefix: k.Prefix, Partner: partner, Mode: string(k.Mode), Scopes: []string{}, Products: []string{}, CreatedAt: k.CreatedAt}
+	for _, s := range k.Scopes {
+		v.Scopes = append(v.Scopes, string(s))
+	}
 	for _, p := range k.Products {
 		v.Products = append(v.Products, string(p))
 	}
@@ -332,18 +333,14 @@ type keyListCmd struct {
 }
 
 func (c *keyListCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	p, err := st.PartnerGetByName(e.ctx, c.Partner)
+	p, keys, err := svc.PartnerKeys(e.ctx, c.Partner)
 	if err != nil {
-		return fmt.Errorf("no partner named %q (see: tradewind partner list)", c.Partner)
-	}
-	keys, err := st.KeyListByPartner(e.ctx, p.ID)
-	if err != nil {
-		return err
+		return noPartner(err, c.Partner)
 	}
 	views := []keyView{}
 	for _, k := range keys {
@@ -370,13 +367,16 @@ type keyRevokeCmd struct {
 }
 
 func (c *keyRevokeCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.KeyRevoke(e.ctx, c.ID, e.clock.Now()); err != nil {
-		return fmt.Errorf("no key with id %d (see: tradewind key list --partner NAME)", c.ID)
+	if err := svc.RevokeKey(e.ctx, c.ID); err != nil {
+		if isNotFound(err) {
+			return fmt.Errorf("no key with id %d (see: tradewind key list --partner NAME)", c.ID)
+		}
+		return err
 	}
 	return e.print(map[string]any{"id": c.ID, "revoked": true}, func(w io.Writer) { fmt.Fprintf(w, "Key %d revoked.\n", c.ID) })
 }
@@ -388,19 +388,31 @@ type bookingListCmd struct {
 
 // bookingRow is a booking as the operator sees it.
 type bookingRow struct {
-	Reference        string          `json:"reference"`
-	Partner          string          `json:"partner"`
-	PartnerReference string          `json:"partner_reference"`
-	ProductType      string          `json:"product_type"`
-	Status           string          `json:"status"`
-	Test             bool            `json:"test"`
-	TotalPrice       string          `json:"total_price"`
-	Currency         string          `json:"currency"`
-	StartDate        string          `json:"start_date"`
-	EndDate          string          `json:"end_date"`
-	CancelReason     string          `json:"cancel_reason,omitempty"`
-	Details          json.RawMessage `json:"details"`
-	CreatedAt        time.Time       `json:"created_at"`
+	Reference        string                  `json:"reference"`
+	Partner          string                  `json:"partner"`
+	PartnerReference string                  `json:"partner_reference"`
+	ProductType      string                  `json:"product_type"`
+	Status           tradewind.BookingStatus `json:"status"`
+	Test             bool                    `json:"test"`
+	TotalPrice       string                  `json:"total_price"`
+	Currency         string                  `json:"currency"`
+	StartDate        string                  `json:"start_date"`
+	EndDate          string                  `json:"end_date"`
+	CancelReason     string                  `json:"cancel_reason,omitempty"`
+	Details          json.RawMessage         `json:"details"`
+	CreatedAt        time.Time               `json:"created_at"`
+}
+
+// isNotFound reports the service's not_found: only then does a command answer that
+// the thing does not exist; any other error is reported as itself.
+func isNotFound(err error) bool { return tradewind.ErrorCode(err) == tradewind.ECodeNotFound }
+
+// noPartner turns the service's not_found into what the operator can do about it.
+func noPartner(err error, name string) error {
+	if isNotFound(err) {
+		return fmt.Errorf("no partner named %q (see: tradewind partner list)", name)
+	}
+	return err
 }
 
 // partnerNames maps every partner's id to its name and returns the id of the partner
@@ -468,7 +480,7 @@ func (c *bookingConfirmCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]string{"reference": b.Reference, "status": b.Status}, func(w io.Writer) {
+	return e.print(map[string]string{"reference": b.Reference, "status": string(b.Status)}, func(w io.Writer) {
 		fmt.Fprintf(w, "Booking %s confirmed; booking.confirmed sent.\n", b.Reference)
 	})
 }
@@ -488,7 +500,7 @@ func (c *bookingRejectCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	return e.print(map[string]string{"reference": b.Reference, "status": b.Status, "reason": b.CancelReason, "note": c.Reason}, func(w io.Writer) {
+	return e.print(map[string]string{"reference": b.Reference, "status": string(b.Status), "reason": b.CancelReason, "note": c.Reason}, func(w io.Writer) {
 		fmt.Fprintf(w, "Booking %s rejected (%s); booking.cancelled sent with the note.\n", b.Reference, b.CancelReason)
 	})
 }

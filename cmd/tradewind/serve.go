@@ -12,12 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/webhook"
 )
 
 // serveCmd runs the partner API server. Every flag may also come from the environment
@@ -101,22 +106,28 @@ func parseLevel(s string) slog.Level {
 
 func (c *serveCmd) Run(e *env) error {
 	e.logger = slog.New(httpapi.LogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: parseLevel(c.LogLevel)})))
-	st, svc, err := e.open()
+	st, err := database.Open(e.ctx, e.cli.DB)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var demo *demoReport
-	if c.Demo {
-		if demo, err = loadDemo(e, svc); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-	}
-	srv, err := c.build(e, st, svc)
+	// The metrics, the dispatcher and the store that nudges it exist before the service,
+	// which is built once over that store. Nothing runs until srv.run.
+	srv := newServer(c)
+	d, err := c.newDispatcher(e, st, srv)
 	if err != nil {
 		return err
 	}
-	srv.demo = demo
+	svc := booking.New(webhook.NotifyOnEvent(st, d.Nudge), e.clock, e.logger)
+	svc.WebhookAllowPrivate = c.WebhookAllowPrivate // subscriptions are judged as deliveries are
+	if c.Demo {
+		if srv.demo, err = loadDemo(e, svc); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	if err := c.build(e, st, svc, srv, d); err != nil {
+		return err
+	}
 	return srv.run(e)
 }
 
@@ -145,28 +156,54 @@ type server struct {
 	metrics    *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
 	metricsURL string            // the admin listener's /metrics, with --admin-addr
 	demo       *demoReport       // with --demo
+	registry   *prometheus.Registry
 	workers    []func(ctx context.Context)
-	shutdown   []func()
+	// shutdown stops what the workers run, once the partner listener is shut down;
+	// release then frees what build acquired (listeners, clients), also when build or
+	// the partner listener failed and no worker ever ran.
+	shutdown []func()
+	release  []func()
 }
 
-// build wires the partner API from the flags.
-func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service) (*server, error) {
+// newServer returns a server with its metrics registry; nothing is bound yet.
+func newServer(c *serveCmd) *server {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &server{cmd: c, registry: reg, metrics: metrics.New(reg)}
+}
+
+// build wires the partner API from the flags. On an error, whatever it bound is
+// released before it returns.
+func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, d *webhook.Dispatcher) (err error) {
+	defer func() {
+		if err != nil {
+			srv.releaseAll()
+		}
+	}()
 	// Bind the partner listener first: a taken --addr fails before anything else
 	// (the admin listener, the dispatcher) has started.
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (choose another --addr)", c.Addr, err)
+		return fmt.Errorf("listen on %s: %w (choose another --addr)", c.Addr, err)
 	}
-	srv := &server{cmd: c, ln: ln}
+	srv.ln = ln
+	srv.release = append(srv.release, func() { _ = ln.Close() })
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
-	for _, wire := range []func(*env, *sqlstore.DB, *booking.Service, *server, *httpapi.Config) error{c.wireSecurity, c.wireWebhooks, c.wireJobs} {
-		if err := wire(e, st, svc, srv, &cfg); err != nil {
-			ln.Close()
-			return nil, err
-		}
+	if err := c.wireSecurity(e, svc, srv, &cfg); err != nil {
+		return err
 	}
+	c.wireWebhooks(srv, d)
+	c.wireJobs(e, svc, srv)
 	srv.handler = httpapi.NewServer(cfg)
-	return srv, nil
+	return nil
+}
+
+// releaseAll frees what build acquired, last acquired first.
+func (s *server) releaseAll() {
+	for i := len(s.release) - 1; i >= 0; i-- {
+		s.release[i]()
+	}
+	s.release = nil
 }
 
 // run listens until the context ends, then shuts down gracefully, finishing the
@@ -210,18 +247,21 @@ func (s *server) run(e *env) error {
 		}
 		close(done)
 	}()
+	var err error
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc: // the partner listener failed: stop the rest too
+		<-done
 	case <-e.ctx.Done():
+		sctx, scancel := context.WithTimeout(context.Background(), 25*time.Second)
+		defer scancel()
+		err = hs.Shutdown(sctx)
+		<-done
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), 25*time.Second)
-	defer scancel()
-	err := hs.Shutdown(sctx)
-	<-done
+	cancel() // the workers' context, when the listener failed on its own
 	for _, f := range s.shutdown {
 		f()
 	}
+	s.releaseAll()
 	e.logger.Info("stopped")
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind/internal/booking"
-	"github.com/tradewind/tradewind/internal/httpapi"
-	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
 // Intervals of the server's periodic jobs.
@@ -22,7 +20,7 @@ const (
 //
 // A minimal runner of our own until the shared periodic-job mechanism of the retention
 // work (internal/jobs) is on main; then these become two of its jobs.
-func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+func (c *serveCmd) wireJobs(e *env, svc *booking.Service, srv *server) {
 	stopped := make(chan struct{})
 	srv.workers = append(srv.workers, func(ctx context.Context) {
 		defer close(stopped)
@@ -48,7 +46,6 @@ func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *
 		<-done
 	})
 	srv.shutdown = append(srv.shutdown, func() { <-stopped }) // before the database closes
-	return nil
 }
 
 // every runs fn at once and then every interval until ctx ends, logging its errors.

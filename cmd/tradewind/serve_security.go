@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tradewind/tradewind/internal/booking"
@@ -22,7 +21,6 @@ import (
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/ratelimit"
 	"github.com/tradewind/tradewind/internal/security"
-	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
 // Redis client settings for the rate limiter, which every request waits for: a slow or
@@ -35,7 +33,7 @@ const (
 
 // wireSecurity adds the contract protections (IP allowlist, mTLS, signing, rate
 // limits), TLS and the admin listener to the server.
-func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
+func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *httpapi.Config) error {
 	trust, err := security.ParseTrustedProxies(strings.Split(c.TrustedProxies, ","))
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w (want comma-separated addresses or CIDRs)", err)
@@ -50,12 +48,9 @@ func (c *serveCmd) wireSecurity(e *env, st *sqlstore.DB, svc *booking.Service, s
 	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(svc, trust, limiter)...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	srv.metrics = metrics.New(reg)
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
-	return c.wireAdmin(e, srv, reg)
+	return c.wireAdmin(e, srv, srv.registry)
 }
 
 // wireTLS configures HTTPS from --tls-cert and --tls-key and, with --client-ca, asks for
@@ -119,7 +114,7 @@ func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
 		opts.DialerRetries = redisDialerRetries
 	}
 	client := redis.NewClient(opts)
-	srv.shutdown = append(srv.shutdown, func() { _ = client.Close() })
+	srv.release = append(srv.release, func() { _ = client.Close() })
 	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", opts.Addr)
 	return ratelimit.NewFailOpen(ratelimit.NewRedis(client, nil), e.logger, local), nil
 }
@@ -133,6 +128,7 @@ func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) erro
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (choose another --admin-addr)", c.AdminAddr, err)
 	}
+	srv.release = append(srv.release, func() { _ = ln.Close() }) // also when serving never started
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler(reg))
 	hs := &http.Server{

@@ -54,39 +54,23 @@ func (c *webhookDeliveriesCmd) Run(e *env) error {
 	if c.Limit < 1 || c.Limit > 1000 {
 		return errors.New("--limit: 1–1000")
 	}
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	names, partnerID, err := partnerNames(e, st, c.Partner)
+	r, err := svc.Deliveries(e.ctx, booking.DeliveryQuery{PartnerName: c.Partner, EventID: c.Event, Status: c.Status, Limit: c.Limit})
 	if err != nil {
-		return err
-	}
-	list, err := st.DeliveryList(e.ctx, store.DeliveryFilter{PartnerID: partnerID, EventID: c.Event, Status: c.Status, Limit: c.Limit})
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, len(list))
-	for i, d := range list {
-		ids[i] = d.ID
-	}
-	attempts, err := st.AttemptList(e.ctx, ids)
-	if err != nil {
-		return err
-	}
-	byDelivery := map[int64][]attemptView{}
-	for _, a := range attempts {
-		byDelivery[a.DeliveryID] = append(byDelivery[a.DeliveryID], attemptView{AttemptedAt: a.AttemptedAt, StatusCode: a.StatusCode,
-			Error: a.Error, Response: a.ResponseSnippet, DurationMS: a.Duration.Milliseconds()})
+		return noPartner(err, c.Partner)
 	}
 	views := []deliveryView{}
-	for _, d := range list {
-		v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Partner: names[d.PartnerID], SubscriptionID: d.SubscriptionID,
+	for _, d := range r.Deliveries {
+		v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: string(d.EventType), Partner: r.PartnerNames[d.PartnerID], SubscriptionID: d.SubscriptionID,
 			URL: d.URL, Status: d.Status, LastError: d.LastError, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
-			Attempts: byDelivery[d.ID]}
-		if v.Attempts == nil {
-			v.Attempts = []attemptView{}
+			Attempts: []attemptView{}}
+		for _, a := range r.Attempts[d.ID] {
+			v.Attempts = append(v.Attempts, attemptView{AttemptedAt: a.AttemptedAt, StatusCode: a.StatusCode,
+				Error: a.Error, Response: a.ResponseSnippet, DurationMS: a.Duration.Milliseconds()})
 		}
 		if d.Status == store.DeliveryPending {
 			next := d.NextAttemptAt
@@ -126,17 +110,13 @@ type webhookRedeliverCmd struct {
 }
 
 func (c *webhookRedeliverCmd) Run(e *env) error {
-	st, _, err := e.open()
+	st, svc, err := e.open()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var n int
-	err = st.InTx(e.ctx, func(q store.Querier) (err error) {
-		n, err = q.DeliveryRedeliver(e.ctx, store.DeliveryRedeliverParams{EventID: c.EventID, Now: e.clock.Now()})
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
+	n, err := svc.Redeliver(e.ctx, c.EventID)
+	if isNotFound(err) {
 		return fmt.Errorf("no event %q (see: tradewind webhook deliveries)", c.EventID)
 	}
 	if err != nil {

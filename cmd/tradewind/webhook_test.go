@@ -75,7 +75,7 @@ func TestServeDeliversWebhooks(t *testing.T) {
 			p, err := st.PartnerGetByName(context.Background(), "acme")
 			if err == nil {
 				_, err = st.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: p.ID, URL: rcv.URL + "/h",
-					EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: secret, CreatedAt: time.Now()})
+					EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed}, Secret: secret, CreatedAt: time.Now()})
 			}
 			st.Close()
 			if err != nil {
@@ -183,7 +183,7 @@ func TestWebhookPauseResume(t *testing.T) {
 			var sub *store.Subscription
 			if err == nil {
 				sub, err = st.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: p.ID, URL: "https://acme.example/h",
-					EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: "whsec_x", CreatedAt: time.Now()})
+					EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed}, Secret: "whsec_x", CreatedAt: time.Now()})
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -40,14 +40,14 @@ type ActivityHit struct {
 
 // ActivitySearchResult is the data of an activity search.
 type ActivitySearchResult struct {
-	Destination string        `json:"destination"`
-	Date        string        `json:"date"`
-	Adults      int           `json:"adults"`
-	Children    int           `json:"children"`
-	Infants     int           `json:"infants"`
-	Category    *string       `json:"category"`
-	PricingMode string        `json:"pricing_mode"`
-	Activities  []ActivityHit `json:"activities"`
+	Destination string                `json:"destination"`
+	Date        string                `json:"date"`
+	Adults      int                   `json:"adults"`
+	Children    int                   `json:"children"`
+	Infants     int                   `json:"infants"`
+	Category    *string               `json:"category"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Activities  []ActivityHit         `json:"activities"`
 }
 
 // SearchActivities returns the activities of a city with seats for the party on the
@@ -68,7 +68,7 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	}
 	acts, rows, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest,
 		func(ids []int64) (map[int64][]store.InventoryRow, error) {
-			return rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: store.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+			return rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: tradewind.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
 		})
 	if err != nil {
 		return nil, meta, err
@@ -137,18 +137,18 @@ type ActivityAvailabilityRequest struct {
 
 // ActivityAvailability is the data of POST /activities/availability.
 type ActivityAvailability struct {
-	ActivityID          int64         `json:"activity_id"`
-	Date                string        `json:"date"`
-	Adults              int           `json:"adults"`
-	Children            int           `json:"children"`
-	Infants             int           `json:"infants"`
-	Available           bool          `json:"available"`
-	SeatsAvailable      int           `json:"seats_available"`
-	InstantConfirmation bool          `json:"instant_confirmation"`
-	Pricing             PersonPricing `json:"pricing"`
-	TotalPrice          money.Amount  `json:"total_price"`
-	Currency            string        `json:"currency"`
-	PricingMode         string        `json:"pricing_mode"`
+	ActivityID          int64                 `json:"activity_id"`
+	Date                string                `json:"date"`
+	Adults              int                   `json:"adults"`
+	Children            int                   `json:"children"`
+	Infants             int                   `json:"infants"`
+	Available           bool                  `json:"available"`
+	SeatsAvailable      int                   `json:"seats_available"`
+	InstantConfirmation bool                  `json:"instant_confirmation"`
+	Pricing             PersonPricing         `json:"pricing"`
+	TotalPrice          money.Amount          `json:"total_price"`
+	Currency            string                `json:"currency"`
+	PricingMode         tradewind.PricingMode `json:"pricing_mode"`
 }
 
 // ActivityAvailability tells whether the activity has seats for the party on the date,
@@ -169,7 +169,7 @@ func (s *Service) ActivityAvailability(ctx context.Context, c *Caller, req *Acti
 	if err != nil {
 		return nil, mapNotFound(err, "Activity")
 	}
-	left, err := unitFreeOn(ctx, s.Store, store.UnitActivity, a.ID, req.Date)
+	left, err := unitFreeOn(ctx, s.Store, tradewind.UnitActivity, a.ID, req.Date)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q
 		return nil, quoteNotFound(err, "activity %d does not exist", q.ActivityID)
 	}
 	pt := party{q.Adults, q.Children, q.Infants}
-	left, err := unitFreeOn(ctx, db, store.UnitActivity, a.ID, q.Date)
+	left, err := unitFreeOn(ctx, db, tradewind.UnitActivity, a.ID, q.Date)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +205,7 @@ func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q
 	}
 	return &pricedQuote{Total: pt.price(c.contract(), a.Pricing), Currency: a.Currency, Instant: a.InstantConfirmation,
 		Policy: policyModerate, ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
-		Claim: store.Claim{Kind: store.UnitActivity, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
+		Claim: store.Claim{Kind: tradewind.UnitActivity, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil
 }

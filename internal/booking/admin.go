@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,8 +58,20 @@ func (s *Service) CreatePartner(ctx context.Context, name string, p PartnerParam
 
 // UpdatePartner changes a partner's contract.
 func (s *Service) UpdatePartner(ctx context.Context, name string, p PartnerParams) (*tradewind.Partner, error) {
-	var out *tradewind.Partner
-	err := s.Store.InTx(ctx, func(tx store.Querier) error {
+	ch, err := s.ChangePartner(ctx, name, p)
+	return ch.Partner, err
+}
+
+// PartnerChange is an updated partner and whether the update issued a new signing
+// secret (a rotation, or a first signature requirement), which is shown only now.
+type PartnerChange struct {
+	Partner      *tradewind.Partner
+	SecretIssued bool
+}
+
+// ChangePartner is UpdatePartner telling whether it issued a signing secret.
+func (s *Service) ChangePartner(ctx context.Context, name string, p PartnerParams) (ch PartnerChange, err error) {
+	err = s.Store.InTx(ctx, func(tx store.Querier) error {
 		pt, err := tx.PartnerGetByName(ctx, name)
 		if err != nil {
 			return mapNotFound(err, "Partner "+name)
@@ -66,22 +79,27 @@ func (s *Service) UpdatePartner(ctx context.Context, name string, p PartnerParam
 		if p.Currency != nil && *p.Currency != pt.Currency && pt.CreditUsed > 0 {
 			return tradewind.Invalid([]string{"currency: cannot change while credit is drawn"})
 		}
+		before := pt.SigningSecret
 		if err := s.applyPartner(pt, p); err != nil {
 			return err
 		}
-		out = pt
+		ch = PartnerChange{Partner: pt, SecretIssued: pt.SigningSecret != before}
 		return tx.PartnerUpdate(ctx, pt)
 	})
-	return out, err
+	if err != nil {
+		return PartnerChange{}, err
+	}
+	return ch, nil
 }
 
 func (s *Service) applyPartner(pt *tradewind.Partner, p PartnerParams) error {
 	var errs problems
 	if p.PricingMode != nil {
-		if *p.PricingMode != tradewind.PricingNet && *p.PricingMode != tradewind.PricingMarkup {
+		mode := tradewind.PricingMode(*p.PricingMode)
+		if mode != tradewind.PricingNet && mode != tradewind.PricingMarkup {
 			errs.add("pricing-mode: net or markup")
 		}
-		pt.PricingMode = *p.PricingMode
+		pt.PricingMode = mode
 	}
 	if p.MarkupPercent != nil {
 		bp, err := money.ParsePercentBP(*p.MarkupPercent)
@@ -188,14 +206,16 @@ func (s *Service) IssueKey(ctx context.Context, partnerName string, kp KeyParams
 	if kp.Mode != string(tradewind.ModeTest) && kp.Mode != string(tradewind.ModeLive) {
 		errs.add("mode: test or live")
 	}
-	scopes := kp.Scopes
-	if len(scopes) == 0 {
-		scopes = tradewind.AllScopes
+	scopes := tradewind.AllScopes
+	if len(kp.Scopes) > 0 {
+		scopes = nil
 	}
-	for _, sc := range scopes {
-		if !contains(tradewind.AllScopes, sc) {
-			errs.add("scope: %q is not one of %s", sc, strings.Join(tradewind.AllScopes, ", "))
+	for _, name := range kp.Scopes {
+		sc := tradewind.Scope(name)
+		if !slices.Contains(tradewind.AllScopes, sc) {
+			errs.add("scope: %q is not one of %s", sc, joinNames(tradewind.AllScopes, ", "))
 		}
+		scopes = append(scopes, sc)
 	}
 	var products []tradewind.ProductType
 	if len(kp.Products) == 0 {
@@ -229,11 +249,107 @@ func (s *Service) IssueKey(ctx context.Context, partnerName string, kp KeyParams
 	return k, secret, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// joinNames lists named strings (scopes, event types) for a message or a log.
+func joinNames[S ~string](l []S, sep string) string {
+	names := make([]string, len(l))
+	for i, s := range l {
+		names[i] = string(s)
+	}
+	return strings.Join(names, sep)
+}
+
+// The operator's reads and one-row changes. They go through the service, like the
+// partner API, so that a missing row is a not_found *tradewind.Error and any other
+// failure (a database that does not answer, a corrupt row) comes back as itself.
+
+// Partner returns the partner named name. not_found.
+func (s *Service) Partner(ctx context.Context, name string) (*tradewind.Partner, error) {
+	p, err := s.Store.PartnerGetByName(ctx, name)
+	if err != nil {
+		return nil, mapNotFound(err, "Partner "+name)
+	}
+	return p, nil
+}
+
+// Partners returns every partner by name.
+func (s *Service) Partners(ctx context.Context) ([]*tradewind.Partner, error) {
+	return s.Store.PartnerList(ctx)
+}
+
+// PartnerKeys returns the partner named name and its keys, oldest first. not_found.
+func (s *Service) PartnerKeys(ctx context.Context, name string) (*tradewind.Partner, []*tradewind.APIKey, error) {
+	p, err := s.Partner(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, err := s.Store.KeyListByPartner(ctx, p.ID)
+	return p, keys, err
+}
+
+// RevokeKey revokes the key now; revoking a revoked key again is no error. not_found.
+func (s *Service) RevokeKey(ctx context.Context, id int64) error {
+	return mapNotFound(s.Store.KeyRevoke(ctx, id, s.now()), fmt.Sprintf("Key %d", id))
+}
+
+// DeliveryQuery selects webhook deliveries for the operator, newest first.
+type DeliveryQuery struct {
+	PartnerName string // "": every partner
+	EventID     string
+	Status      string
+	Limit       int
+}
+
+// DeliveryReport is what the operator sees of webhook deliveries: each delivery, its
+// attempts oldest first, and the names of the partners they belong to.
+type DeliveryReport struct {
+	Deliveries   []*store.Delivery
+	Attempts     map[int64][]*store.DeliveryAttempt // by delivery id
+	PartnerNames map[int64]string
+}
+
+// Deliveries lists webhook deliveries with their attempts. not_found for an unknown
+// partner name.
+func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) (*DeliveryReport, error) {
+	partners, err := s.Store.PartnerList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &DeliveryReport{Attempts: map[int64][]*store.DeliveryAttempt{}, PartnerNames: map[int64]string{}}
+	var partnerID int64
+	for _, p := range partners {
+		r.PartnerNames[p.ID] = p.Name
+		if p.Name == q.PartnerName {
+			partnerID = p.ID
 		}
 	}
-	return false
+	if q.PartnerName != "" && partnerID == 0 {
+		return nil, notFound("Partner " + q.PartnerName)
+	}
+	r.Deliveries, err = s.Store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: partnerID, EventID: q.EventID, Status: q.Status, Limit: q.Limit})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(r.Deliveries))
+	for i, d := range r.Deliveries {
+		ids[i] = d.ID
+	}
+	attempts, err := s.Store.AttemptList(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attempts {
+		r.Attempts[a.DeliveryID] = append(r.Attempts[a.DeliveryID], a)
+	}
+	return r, nil
+}
+
+// Redeliver makes an event due again for every active subscription that had a delivery
+// of it and returns how many are due. not_found for an unknown event.
+func (s *Service) Redeliver(ctx context.Context, eventID string) (int, error) {
+	var n int
+	err := s.Store.InTx(ctx, func(q store.Querier) (err error) {
+		n, err = q.DeliveryRedeliver(ctx, store.DeliveryRedeliverParams{EventID: eventID, Now: s.now()})
+		return err
+	})
+	return n, mapNotFound(err, "Event "+eventID)
 }

@@ -46,7 +46,7 @@ func TestLargestAmountsFitInt64(t *testing.T) {
 	// summed per night and multiplied by rooms as roomOffer does.
 	rows := make([]store.InventoryRow, maxNights)
 	for i := range rows {
-		rows[i] = store.InventoryRow{Kind: store.UnitRoom, Capacity: maxRooms, Price: catalog.MaxAmount}
+		rows[i] = store.InventoryRow{Kind: tradewind.UnitRoom, Capacity: maxRooms, Price: catalog.MaxAmount}
 	}
 	night, ok := stayTotal(rows, maxNights, maxRooms, func(net int64) int64 {
 		return con.MarketLine(net, catalog.MaxMarketBP)

@@ -76,16 +76,16 @@ type BookRequest struct {
 
 // BookingView is a booking as the partner sees it.
 type BookingView struct {
-	Reference        string          `json:"reference"`
-	PartnerReference *string         `json:"partner_reference"`
-	ProductType      string          `json:"product_type"`
-	Status           string          `json:"status"`
-	TotalPrice       money.Amount    `json:"total_price"`
-	Currency         string          `json:"currency"`
-	PricingMode      string          `json:"pricing_mode"`
-	Test             bool            `json:"test"`
-	Details          json.RawMessage `json:"details"`
-	CreatedAt        time.Time       `json:"created_at"`
+	Reference        string                  `json:"reference"`
+	PartnerReference *string                 `json:"partner_reference"`
+	ProductType      string                  `json:"product_type"`
+	Status           tradewind.BookingStatus `json:"status"`
+	TotalPrice       money.Amount            `json:"total_price"`
+	Currency         string                  `json:"currency"`
+	PricingMode      tradewind.PricingMode   `json:"pricing_mode"`
+	Test             bool                    `json:"test"`
+	Details          json.RawMessage         `json:"details"`
+	CreatedAt        time.Time               `json:"created_at"`
 }
 
 // View renders b for its partner at the service's current time.
@@ -394,8 +394,8 @@ func (s *Service) ListBookings(ctx context.Context, c *Caller, f BookingFilter, 
 
 // CancelResult is the data of a cancellation.
 type CancelResult struct {
-	Reference string `json:"reference"`
-	Status    string `json:"status"`
+	Reference string                  `json:"reference"`
+	Status    tradewind.BookingStatus `json:"status"`
 }
 
 // Cancel cancels the caller's booking, releasing its inventory and, for a live booking,
@@ -415,18 +415,18 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 }
 
 // cancellable lists the stored states a booking can be cancelled or rejected from.
-var cancellable = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
+var cancellable = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest}
 
 // confirmable lists the stored states the supplier confirms or rejects a booking from.
-var confirmable = []string{tradewind.StatusPending, tradewind.StatusOnRequest}
+var confirmable = []tradewind.BookingStatus{tradewind.StatusPending, tradewind.StatusOnRequest}
 
 // ending is a cancellation or a rejection of one booking.
 type ending struct {
-	partnerID int64    // the booking's partner; 0: any partner's, for the operator
-	reference string   // the booking's reference
-	reason    string   // the cancel_reason stored and sent
-	note      string   // when not empty, travels with the booking.cancelled event
-	from      []string // the stored states the booking may be ended from
+	partnerID int64                     // the booking's partner; 0: any partner's, for the operator
+	reference string                    // the booking's reference
+	reason    string                    // the cancel_reason stored and sent
+	note      string                    // when not empty, travels with the booking.cancelled event
+	from      []tradewind.BookingStatus // the stored states the booking may be ended from
 }
 
 // end cancels a booking in one transaction: status, inventory, credit and the
@@ -445,7 +445,7 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, e.from, tradewind.StatusCancelled, e.reason, now)
+		ok, err := tx.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: e.from, Status: tradewind.StatusCancelled, Reason: e.reason, At: now})
 		if err != nil {
 			return err
 		}
@@ -489,9 +489,9 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 func claimOf(b *tradewind.Booking) store.Claim {
 	from, to := b.StartDate, b.EndDate
 	switch b.UnitKind {
-	case store.UnitRoom, store.UnitSpace:
+	case tradewind.UnitRoom, tradewind.UnitSpace:
 		from, to = nightRange(b.StartDate, b.EndDate)
-	case store.UnitDeparture, store.UnitPackageDay:
+	case tradewind.UnitDeparture, tradewind.UnitPackageDay:
 		to = from // a package takes its seats on its first day only
 	}
 	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
@@ -509,7 +509,7 @@ func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Boo
 		if err != nil {
 			return mapNotFound(err, "Booking")
 		}
-		ok, err := tx.BookingSetStatus(ctx, b.ID, confirmable, tradewind.StatusConfirmed, "", s.now())
+		ok, err := tx.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: confirmable, Status: tradewind.StatusConfirmed, At: s.now()})
 		if err != nil {
 			return err
 		}
@@ -537,6 +537,6 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	list, _, err := s.Store.BookingList(ctx, BookingFilter{Status: status}.storeFilter(partnerID, s.today()))
+	list, _, err := s.Store.BookingList(ctx, BookingFilter{Status: tradewind.BookingStatus(status)}.storeFilter(partnerID, s.today()))
 	return list, err
 }

@@ -27,11 +27,11 @@ const (
 
 // EventView is an event as the feed shows it: the envelope of a webhook delivery.
 type EventView struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	CreatedAt time.Time       `json:"created_at"`
-	Partner   string          `json:"partner"`
-	Data      json.RawMessage `json:"data"`
+	ID        string              `json:"id"`
+	Type      tradewind.EventType `json:"type"`
+	CreatedAt time.Time           `json:"created_at"`
+	Partner   string              `json:"partner"`
+	Data      json.RawMessage     `json:"data"`
 }
 
 // EventPageMeta is the meta of a page of the feed.
@@ -46,9 +46,9 @@ type EventPageMeta struct {
 
 // EventQuery is a request for a page of the feed.
 type EventQuery struct {
-	After     string   // "" from the oldest retained event
-	Types     []string // empty: every type
-	Reference string   // a booking reference; "" every event
+	After     string                // "" from the oldest retained event
+	Types     []tradewind.EventType // empty: every type
+	Reference string                // a booking reference; "" every event
 	PerPage   int
 }
 
@@ -73,10 +73,11 @@ func ParseEventQuery(q url.Values) (EventQuery, error) {
 			p.add("type: given more than %d times", len(tradewind.AllEventTypes))
 			break
 		}
-		for _, t := range strings.Split(raw, ",") {
+		for _, s := range strings.Split(raw, ",") {
+			t := tradewind.EventType(s)
 			switch {
 			case !slices.Contains(tradewind.AllEventTypes, t):
-				p.add("type: %q is not one of %s", clip(t), strings.Join(tradewind.AllEventTypes, ", "))
+				p.add("type: %q is not one of booking.confirmed, booking.cancelled, availability.changed", clip(s))
 			case !slices.Contains(out.Types, t):
 				out.Types = append(out.Types, t)
 			}
@@ -106,13 +107,7 @@ func cursorExpired() error {
 }
 
 // enabledProducts lists the caller key's product types as strings.
-func (c *Caller) enabledProducts() []string {
-	var out []string
-	for _, p := range c.Key.Products {
-		out = append(out, string(p))
-	}
-	return out
-}
+func (c *Caller) enabledProducts() []tradewind.ProductType { return c.Key.Products }
 
 // sees reports whether the caller may read event e: its own events, and the shared
 // availability.changed events of the products its key enables.

@@ -16,9 +16,9 @@ import (
 // of the portal's Bookings page: both parse it with ParseBookingFilter from the same query
 // parameters and list with Service.FindBookings. The zero value selects every booking.
 type BookingFilter struct {
-	Status      string                // confirmed, pending, on_request, cancelled or completed (derived)
-	ProductType tradewind.ProductType // "" any
-	Mode        tradewind.Mode        // "" both, else test or live bookings only
+	Status      tradewind.BookingStatus // confirmed, pending, on_request, cancelled or completed (derived)
+	ProductType tradewind.ProductType   // "" any
+	Mode        tradewind.Mode          // "" both, else test or live bookings only
 	// CreatedFrom ≤ created_at < CreatedBefore; zero times are open ends.
 	CreatedFrom, CreatedBefore time.Time
 	// ServiceFrom and ServiceTo (YYYY-MM-DD, inclusive) keep bookings whose service period
@@ -31,7 +31,7 @@ type BookingFilter struct {
 var bookingFilterParams = []string{"status", "product_type", "mode", "created_from", "created_to",
 	"service_from", "service_to", "partner_reference"}
 
-var filterStatuses = []string{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
+var filterStatuses = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
 	tradewind.StatusCancelled, tradewind.StatusCompleted}
 
 // ParseBookingFilter reads the filter query parameters: status, product_type, mode (test
@@ -44,10 +44,10 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	var p problems
 	get := func(name string) string { return p.queryParam(q, name) }
 	if v := get("status"); v != "" {
-		if !slices.Contains(filterStatuses, v) {
-			p.add("status: %q is not one of %s", clip(v), strings.Join(filterStatuses, ", "))
+		f.Status = tradewind.BookingStatus(v)
+		if !slices.Contains(filterStatuses, f.Status) {
+			p.add("status: %q is not one of confirmed, pending, on_request, cancelled, completed", clip(v))
 		}
-		f.Status = v
 	}
 	if v := get("product_type"); v != "" {
 		f.ProductType = tradewind.ProductType(v)
@@ -144,7 +144,7 @@ func parseInstant(v string) (t time.Time, isDate, ok bool) {
 // storeFilter is the store query of f for one partner, today deciding which confirmed
 // bookings are completed.
 func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingFilter {
-	sf := store.BookingFilter{PartnerID: partnerID, Status: f.Status, ProductType: string(f.ProductType),
+	sf := store.BookingFilter{PartnerID: partnerID, Status: f.Status, ProductType: f.ProductType,
 		CreatedFrom: f.CreatedFrom, CreatedBefore: f.CreatedBefore, ServiceFrom: f.ServiceFrom, ServiceTo: f.ServiceTo,
 		PartnerReference: f.PartnerReference}
 	switch f.Status {

@@ -44,12 +44,12 @@ type HotelHit struct {
 
 // HotelSearchResult is the data of a hotel search.
 type HotelSearchResult struct {
-	Destination string     `json:"destination"`
-	CheckIn     string     `json:"check_in"`
-	CheckOut    string     `json:"check_out"`
-	Nights      int        `json:"nights"`
-	PricingMode string     `json:"pricing_mode"`
-	Hotels      []HotelHit `json:"hotels"`
+	Destination string                `json:"destination"`
+	CheckIn     string                `json:"check_in"`
+	CheckOut    string                `json:"check_out"`
+	Nights      int                   `json:"nights"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Hotels      []HotelHit            `json:"hotels"`
 }
 
 // hotelStay is a validated hotel stay request.
@@ -103,7 +103,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st 
 
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
 func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
-	return stayRows(ctx, db, store.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
+	return stayRows(ctx, db, tradewind.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
 }
 
 // SearchHotels returns the hotels of a city with a room available for the stay and
@@ -245,12 +245,12 @@ type RoomOffer struct {
 
 // HotelAvailability is the data of POST /hotels/availability.
 type HotelAvailability struct {
-	HotelID        int64       `json:"hotel_id"`
-	CheckIn        string      `json:"check_in"`
-	CheckOut       string      `json:"check_out"`
-	Nights         int         `json:"nights"`
-	AvailableRooms []RoomOffer `json:"available_rooms"`
-	PricingMode    string      `json:"pricing_mode"`
+	HotelID        int64                 `json:"hotel_id"`
+	CheckIn        string                `json:"check_in"`
+	CheckOut       string                `json:"check_out"`
+	Nights         int                   `json:"nights"`
+	AvailableRooms []RoomOffer           `json:"available_rooms"`
+	PricingMode    tradewind.PricingMode `json:"pricing_mode"`
 }
 
 // HotelAvailability lists the hotel's room types available for the stay and party,
@@ -336,7 +336,7 @@ func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *Q
 		policy = policyRefundable
 	}
 	return &pricedQuote{Total: total, Currency: h.Currency, Instant: h.InstantConfirmation, Policy: policy, ItemID: h.ID,
-		Claim:     store.Claim{Kind: store.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
+		Claim:     store.Claim{Kind: tradewind.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusOnRequest,
 		Details: map[string]any{"hotel_id": h.ID, "room_id": room.ID, "check_in": st.checkIn, "check_out": st.checkOut,
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,

@@ -23,7 +23,7 @@ type ImportReport struct {
 // stagedItem is one catalog item ready to store: its record and its inventory.
 type stagedItem struct {
 	item     store.Item
-	unitKind string
+	unitKind tradewind.UnitKind
 	rows     []store.InventoryRow
 }
 
@@ -124,12 +124,13 @@ func unitOwnerProblems(ctx context.Context, q store.Querier, doc *catalog.Docume
 	}
 	var problems []string
 	for _, g := range []struct {
-		kind, unit, item string
-		units            []docUnit
+		kind       tradewind.UnitKind
+		unit, item string
+		units      []docUnit
 	}{
-		{store.UnitRoom, "room", "hotel", rooms},
-		{store.UnitSpace, "space", "rental", spaces},
-		{store.UnitDeparture, "departure", "package", departures},
+		{tradewind.UnitRoom, "room", "hotel", rooms},
+		{tradewind.UnitSpace, "space", "rental", spaces},
+		{tradewind.UnitDeparture, "departure", "package", departures},
 	} {
 		if len(g.units) == 0 {
 			continue
@@ -211,7 +212,7 @@ func (s *Service) putInventory(ctx context.Context, tx store.Querier, st stagedI
 // stage turns a document into items and inventory rows.
 func stage(doc *catalog.Document) ([]stagedItem, error) {
 	var out []stagedItem
-	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind string, rows []store.InventoryRow) error {
+	add := func(kind tradewind.ProductType, id int64, city string, rec any, unitKind tradewind.UnitKind, rows []store.InventoryRow) error {
 		data, err := json.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("%s %d: %w", kind, id, err)
@@ -225,23 +226,23 @@ func stage(doc *catalog.Document) ([]stagedItem, error) {
 		rec.Rooms = make([]catalog.Room, len(h.Rooms))
 		for i, r := range h.Rooms {
 			for day, n := range r.Nights() {
-				rows = append(rows, store.InventoryRow{Kind: store.UnitRoom, UnitID: r.ID, ItemID: h.ID, Day: day, Capacity: n.Allotment, Price: n.Price})
+				rows = append(rows, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: r.ID, ItemID: h.ID, Day: day, Capacity: n.Allotment, Price: n.Price})
 			}
 			r.Inventory = nil
 			rec.Rooms[i] = r
 		}
-		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, store.UnitRoom, rows); err != nil {
+		if err := add(tradewind.ProductHotel, h.ID, h.City, rec, tradewind.UnitRoom, rows); err != nil {
 			return nil, err
 		}
 	}
 	for _, a := range doc.Activities {
 		var rows []store.InventoryRow
 		for day, n := range a.Days() {
-			rows = append(rows, store.InventoryRow{Kind: store.UnitActivity, UnitID: a.ID, ItemID: a.ID, Day: day, Capacity: n})
+			rows = append(rows, store.InventoryRow{Kind: tradewind.UnitActivity, UnitID: a.ID, ItemID: a.ID, Day: day, Capacity: n})
 		}
 		rec := a
 		rec.Availability = nil
-		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, store.UnitActivity, rows); err != nil {
+		if err := add(tradewind.ProductActivity, a.ID, a.City, rec, tradewind.UnitActivity, rows); err != nil {
 			return nil, err
 		}
 	}
@@ -251,20 +252,20 @@ func stage(doc *catalog.Document) ([]stagedItem, error) {
 		rec.Spaces = make([]catalog.Space, len(r.Spaces))
 		for i, sp := range r.Spaces {
 			for day, price := range sp.Nights() {
-				rows = append(rows, store.InventoryRow{Kind: store.UnitSpace, UnitID: sp.ID, ItemID: r.ID, Day: day, Capacity: 1, Price: price})
+				rows = append(rows, store.InventoryRow{Kind: tradewind.UnitSpace, UnitID: sp.ID, ItemID: r.ID, Day: day, Capacity: 1, Price: price})
 			}
 			sp.Availability = nil
 			rec.Spaces[i] = sp
 		}
-		if err := add(tradewind.ProductRental, r.ID, r.City, rec, store.UnitSpace, rows); err != nil {
+		if err := add(tradewind.ProductRental, r.ID, r.City, rec, tradewind.UnitSpace, rows); err != nil {
 			return nil, err
 		}
 	}
 	for _, p := range doc.Packages {
 		var rows []store.InventoryRow
-		kind := store.UnitDeparture
+		kind := tradewind.UnitDeparture
 		if p.Kind == catalog.PackageOpen {
-			kind = store.UnitPackageDay
+			kind = tradewind.UnitPackageDay
 			for day, n := range p.OpenDays() {
 				rows = append(rows, store.InventoryRow{Kind: kind, UnitID: p.ID, ItemID: p.ID, Day: day, Capacity: n})
 			}

@@ -165,7 +165,7 @@ func rowsByUnit(ctx context.Context, db store.Querier, q store.InventoryQuery) (
 
 // stayRows loads the nights of a stay (check_in .. check_out−1) of the units of a kind
 // (rooms, spaces) of the given items, grouped by unit.
-func stayRows(ctx context.Context, db store.Querier, kind string, itemIDs []int64, checkIn, checkOut string) (map[int64][]store.InventoryRow, error) {
+func stayRows(ctx context.Context, db store.Querier, kind tradewind.UnitKind, itemIDs []int64, checkIn, checkOut string) (map[int64][]store.InventoryRow, error) {
 	from, to := nightRange(checkIn, checkOut)
 	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: kind, ItemIDs: itemIDs, From: from, To: to})
 }
@@ -183,7 +183,7 @@ func freeOn(rows []store.InventoryRow) int {
 }
 
 // unitFreeOn reads what one unit can still sell on one day.
-func unitFreeOn(ctx context.Context, db store.Querier, kind string, unitID int64, day string) (int, error) {
+func unitFreeOn(ctx context.Context, db store.Querier, kind tradewind.UnitKind, unitID int64, day string) (int, error) {
 	rows, err := db.InventoryList(ctx, store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
 	if err != nil {
 		return 0, err

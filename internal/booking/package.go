@@ -52,14 +52,14 @@ type PackageHit struct {
 
 // PackageSearchResult is the data of a package search.
 type PackageSearchResult struct {
-	Destination string       `json:"destination"`
-	DateFrom    string       `json:"date_from"`
-	DateTo      string       `json:"date_to"`
-	Adults      int          `json:"adults"`
-	Children    int          `json:"children"`
-	Infants     int          `json:"infants"`
-	PricingMode string       `json:"pricing_mode"`
-	Packages    []PackageHit `json:"packages"`
+	Destination string                `json:"destination"`
+	DateFrom    string                `json:"date_from"`
+	DateTo      string                `json:"date_to"`
+	Adults      int                   `json:"adults"`
+	Children    int                   `json:"children"`
+	Infants     int                   `json:"infants"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Packages    []PackageHit          `json:"packages"`
 }
 
 // pkgOption is one way to travel on a package: a departure of a fixed package or a
@@ -69,8 +69,8 @@ type pkgOption struct {
 	date        string
 	prices      catalog.PersonPrices
 	left        int
-	unitKind    string // store.UnitDeparture or store.UnitPackageDay
-	unitID      int64  // the departure, or the open package
+	unitKind    tradewind.UnitKind // tradewind.UnitDeparture or tradewind.UnitPackageDay
+	unitID      int64              // the departure, or the open package
 }
 
 // departureRef is the option's departure id for JSON: null on an open package.
@@ -90,11 +90,11 @@ type packageInventory struct {
 
 // loadPackageInventory reads the seats of the given packages on days from..to.
 func loadPackageInventory(ctx context.Context, db store.Querier, ids []int64, from, to string) (inv packageInventory, err error) {
-	q := store.InventoryQuery{Kind: store.UnitDeparture, ItemIDs: ids, From: from, To: to}
+	q := store.InventoryQuery{Kind: tradewind.UnitDeparture, ItemIDs: ids, From: from, To: to}
 	if inv.departures, err = rowsByUnit(ctx, db, q); err != nil {
 		return inv, err
 	}
-	q.Kind = store.UnitPackageDay
+	q.Kind = tradewind.UnitPackageDay
 	inv.days, err = rowsByUnit(ctx, db, q)
 	return inv, err
 }
@@ -104,7 +104,7 @@ func (inv packageInventory) options(p *catalog.Package) []pkgOption {
 	var out []pkgOption
 	if p.Kind == catalog.PackageOpen {
 		for _, r := range inv.days[p.ID] {
-			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: free(r), unitKind: store.UnitPackageDay, unitID: p.ID})
+			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: free(r), unitKind: tradewind.UnitPackageDay, unitID: p.ID})
 		}
 		return out
 	}
@@ -300,24 +300,24 @@ type AddonLine struct {
 
 // PackageAvailability is the data of POST /packages/availability: a priced preview.
 type PackageAvailability struct {
-	PackageID           int64         `json:"package_id"`
-	Kind                string        `json:"kind"`
-	DepartureID         *int64        `json:"departure_id"`
-	TravelDate          string        `json:"travel_date"`
-	EndDate             string        `json:"end_date"`
-	DurationNights      int           `json:"duration_nights"`
-	Adults              int           `json:"adults"`
-	Children            int           `json:"children"`
-	Infants             int           `json:"infants"`
-	Available           bool          `json:"available"`
-	SeatsLeft           int           `json:"seats_left"`
-	InstantConfirmation bool          `json:"instant_confirmation"`
-	Pricing             PersonPricing `json:"pricing"`
-	PackagePrice        money.Amount  `json:"package_price"`
-	Addons              []AddonLine   `json:"addons"`
-	TotalPrice          money.Amount  `json:"total_price"`
-	Currency            string        `json:"currency"`
-	PricingMode         string        `json:"pricing_mode"`
+	PackageID           int64                 `json:"package_id"`
+	Kind                string                `json:"kind"`
+	DepartureID         *int64                `json:"departure_id"`
+	TravelDate          string                `json:"travel_date"`
+	EndDate             string                `json:"end_date"`
+	DurationNights      int                   `json:"duration_nights"`
+	Adults              int                   `json:"adults"`
+	Children            int                   `json:"children"`
+	Infants             int                   `json:"infants"`
+	Available           bool                  `json:"available"`
+	SeatsLeft           int                   `json:"seats_left"`
+	InstantConfirmation bool                  `json:"instant_confirmation"`
+	Pricing             PersonPricing         `json:"pricing"`
+	PackagePrice        money.Amount          `json:"package_price"`
+	Addons              []AddonLine           `json:"addons"`
+	TotalPrice          money.Amount          `json:"total_price"`
+	Currency            string                `json:"currency"`
+	PricingMode         tradewind.PricingMode `json:"pricing_mode"`
 }
 
 // PackageAvailability previews the price of a package option for a party and add-ons,
@@ -420,7 +420,7 @@ func packageOption(pkg *catalog.Package, departureID int64, travelDate string, r
 		if departureID != 0 {
 			return nil, reject(fmt.Sprintf("departure_id: package %d is an open package; send travel_date", pkg.ID))
 		}
-		return &pkgOption{date: travelDate, prices: *pkg.Pricing, unitKind: store.UnitPackageDay, unitID: pkg.ID}, nil
+		return &pkgOption{date: travelDate, prices: *pkg.Pricing, unitKind: tradewind.UnitPackageDay, unitID: pkg.ID}, nil
 	}
 	if travelDate != "" {
 		return nil, reject(fmt.Sprintf("travel_date: package %d is a fixed package; send departure_id", pkg.ID))
@@ -434,7 +434,7 @@ func packageOption(pkg *catalog.Package, departureID int64, travelDate string, r
 
 // departureOption is the option of a fixed package's departure with left seats.
 func departureOption(d catalog.Departure, left int) pkgOption {
-	return pkgOption{departureID: d.ID, date: d.Date, prices: d.Pricing, left: left, unitKind: store.UnitDeparture, unitID: d.ID}
+	return pkgOption{departureID: d.ID, date: d.Date, prices: d.Pricing, left: left, unitKind: tradewind.UnitDeparture, unitID: d.ID}
 }
 
 // packagePrice is a package option priced for a party with add-ons.

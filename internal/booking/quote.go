@@ -58,8 +58,8 @@ type pricedQuote struct {
 	Claim      store.Claim // inventory a live booking takes
 	StartDate  string
 	EndDate    string
-	Details    map[string]any // booking details, without guest_name
-	OpenStatus string         // the status of a booking that is not instant
+	Details    map[string]any          // booking details, without guest_name
+	OpenStatus tradewind.BookingStatus // the status of a booking that is not instant
 }
 
 // product is what one product type does to validate and price a quote.

@@ -41,13 +41,13 @@ type RentalHit struct {
 
 // RentalSearchResult is the data of a rental search.
 type RentalSearchResult struct {
-	Destination string      `json:"destination"`
-	CheckIn     string      `json:"check_in"`
-	CheckOut    string      `json:"check_out"`
-	Nights      int         `json:"nights"`
-	Guests      int         `json:"guests"`
-	PricingMode string      `json:"pricing_mode"`
-	Rentals     []RentalHit `json:"rentals"`
+	Destination string                `json:"destination"`
+	CheckIn     string                `json:"check_in"`
+	CheckOut    string                `json:"check_out"`
+	Nights      int                   `json:"nights"`
+	Guests      int                   `json:"guests"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Rentals     []RentalHit           `json:"rentals"`
 }
 
 // rentalStay is a validated rental stay request.
@@ -77,7 +77,7 @@ func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c p
 
 // spaceRows loads the stay's nights of the spaces of the given rentals, by space.
 func spaceRows(ctx context.Context, db store.Querier, rentalIDs []int64, st rentalStay) (map[int64][]store.InventoryRow, error) {
-	return stayRows(ctx, db, store.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
+	return stayRows(ctx, db, tradewind.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
 }
 
 // SearchRentals returns the rentals of a city with a space free every night of the stay
@@ -182,14 +182,14 @@ type SpaceOffer struct {
 
 // RentalAvailability is the data of POST /rentals/availability.
 type RentalAvailability struct {
-	RentalID        int64        `json:"rental_id"`
-	CheckIn         string       `json:"check_in"`
-	CheckOut        string       `json:"check_out"`
-	Nights          int          `json:"nights"`
-	Guests          int          `json:"guests"`
-	InstantBooking  bool         `json:"instant_booking"`
-	AvailableSpaces []SpaceOffer `json:"available_spaces"`
-	PricingMode     string       `json:"pricing_mode"`
+	RentalID        int64                 `json:"rental_id"`
+	CheckIn         string                `json:"check_in"`
+	CheckOut        string                `json:"check_out"`
+	Nights          int                   `json:"nights"`
+	Guests          int                   `json:"guests"`
+	InstantBooking  bool                  `json:"instant_booking"`
+	AvailableSpaces []SpaceOffer          `json:"available_spaces"`
+	PricingMode     tradewind.PricingMode `json:"pricing_mode"`
 }
 
 // spaceOffers lists the spaces of r free for the stay and taking its guests, cheapest first.
@@ -275,7 +275,7 @@ func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *
 	}
 	from, to := nightRange(st.checkIn, st.checkOut)
 	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: policySeePolicy, ItemID: r.ID,
-		Claim:     store.Claim{Kind: store.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
+		Claim:     store.Claim{Kind: tradewind.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusPending,
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,
 			"check_out": st.checkOut, "nights": st.nights, "guests": st.guests}}, nil

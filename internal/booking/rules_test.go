@@ -148,7 +148,7 @@ func TestPartyPricing(t *testing.T) {
 	t.Parallel()
 	prices := catalog.PersonPrices{Adult: 10_000, Child: 5_001, Infant: 0}
 	for _, c := range []struct {
-		mode     string
+		mode     tradewind.PricingMode
 		markupBP int64
 		pt       party
 		want     int64

@@ -31,8 +31,8 @@ type Scenario struct {
 	Name string
 	// Status forces a new booking's status (on_request, pending); ChangeTo and After
 	// schedule its change to confirmed or cancelled (a supplier rejection) After it.
-	Status   string
-	ChangeTo string
+	Status   tradewind.BookingStatus
+	ChangeTo tradewind.BookingStatus
 	After    time.Duration
 	// PricePercent changes the price prebook locks (price_changed).
 	PricePercent int64
@@ -277,7 +277,7 @@ func (c *Caller) scheduleScenario(ctx context.Context, tx store.Querier, b *trad
 }
 
 // scenarioStatus is the status a scenario forces on a new booking, or "".
-func (c *Caller) scenarioStatus() string {
+func (c *Caller) scenarioStatus() tradewind.BookingStatus {
 	if sc := c.scenario(); sc != nil {
 		return sc.Status
 	}

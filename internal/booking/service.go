@@ -107,7 +107,7 @@ func newReference(p tradewind.ProductType) string {
 func NewEventID() string { return "evt_" + randomString(base62, 24) }
 
 // emit writes an event for partnerID in the caller's transaction.
-func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ string, data any) error {
+func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ tradewind.EventType, data any) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err

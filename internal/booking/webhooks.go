@@ -43,8 +43,11 @@ type SubscriptionView struct {
 }
 
 func viewSubscription(sub *store.Subscription) *SubscriptionView {
-	v := &SubscriptionView{ID: sub.ID, URL: sub.URL, EventTypes: sub.EventTypes, Active: sub.Active,
+	v := &SubscriptionView{ID: sub.ID, URL: sub.URL, EventTypes: []string{}, Active: sub.Active,
 		CreatedAt: sub.CreatedAt.Truncate(time.Second)}
+	for _, t := range sub.EventTypes {
+		v.EventTypes = append(v.EventTypes, string(t))
+	}
 	if !sub.PausedAt.IsZero() {
 		at := sub.PausedAt.Truncate(time.Second)
 		v.PausedAt, v.PauseReason = &at, sub.PauseReason
@@ -94,7 +97,7 @@ func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *Subscr
 		return nil, err
 	}
 	s.Logger.InfoContext(ctx, "webhook subscription created", "subscription_id", sub.ID, "partner_id", c.Partner.ID,
-		"event_types", strings.Join(types, ","))
+		"event_types", joinNames(types, ","))
 	v := viewSubscription(sub)
 	v.Secret = secret
 	return v, nil
@@ -130,16 +133,17 @@ func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 
 // validateEventTypes requires at least one known event type and returns them without
 // repetition, in the order given.
-func validateEventTypes(p *problems, types []string) []string {
+func validateEventTypes(p *problems, types []string) []tradewind.EventType {
 	if len(types) == 0 {
-		p.add("event_types: at least one of %s is required", strings.Join(tradewind.AllEventTypes, ", "))
+		p.add("event_types: at least one of %s is required", joinNames(tradewind.AllEventTypes, ", "))
 		return nil
 	}
-	var out []string
-	for i, t := range types {
+	var out []tradewind.EventType
+	for i, name := range types {
+		t := tradewind.EventType(name)
 		switch {
 		case !slices.Contains(tradewind.AllEventTypes, t):
-			p.add("event_types[%d]: %q is not one of %s", i, t, strings.Join(tradewind.AllEventTypes, ", "))
+			p.add("event_types[%d]: %q is not one of %s", i, t, joinNames(tradewind.AllEventTypes, ", "))
 		case !slices.Contains(out, t):
 			out = append(out, t)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/store"
@@ -26,11 +27,11 @@ func creditOf(t *testing.T, env *apitest.Env, partnerID int64) int64 {
 // soldOf returns the rooms sold of a room type on one day.
 func soldOf(t *testing.T, env *apitest.Env, roomID int64, day string) int {
 	t.Helper()
-	return soldAt(t, env, store.UnitRoom, roomID, day)
+	return soldAt(t, env, tradewind.UnitRoom, roomID, day)
 }
 
 // soldAt returns what one inventory unit of a kind has sold on one day.
-func soldAt(t *testing.T, env *apitest.Env, kind string, unitID int64, day string) int {
+func soldAt(t *testing.T, env *apitest.Env, kind tradewind.UnitKind, unitID int64, day string) int {
 	t.Helper()
 	rows, err := env.Store.InventoryList(context.Background(), store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
 	if err != nil || len(rows) != 1 {

@@ -36,14 +36,14 @@ func queryInt(r *http.Request, name string, problems *[]string) *int {
 
 // PingData is the data of GET /meta/ping.
 type PingData struct {
-	Partner     string    `json:"partner"`
-	Status      string    `json:"status"`
-	PricingMode string    `json:"pricing_mode"`
-	Mode        string    `json:"mode"`
-	Sandbox     bool      `json:"sandbox"`
-	Products    []string  `json:"products"`
-	Scopes      []string  `json:"scopes"`
-	ServerTime  time.Time `json:"server_time"`
+	Partner     string                `json:"partner"`
+	Status      string                `json:"status"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Mode        string                `json:"mode"`
+	Sandbox     bool                  `json:"sandbox"`
+	Products    []string              `json:"products"`
+	Scopes      []tradewind.Scope     `json:"scopes"`
+	ServerTime  time.Time             `json:"server_time"`
 }
 
 func (s *Server) ping(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
@@ -57,7 +57,7 @@ func (s *Server) ping(r *http.Request, c *booking.Caller, _ []byte) (*response, 
 	if c.Partner.Blocked {
 		status = "blocked"
 	}
-	scopes := append([]string{}, c.Key.Scopes...)
+	scopes := append([]tradewind.Scope{}, c.Key.Scopes...)
 	return withMessage(http.StatusOK, "pong", PingData{Partner: c.Partner.Name, Status: status, PricingMode: c.Partner.PricingMode,
 		Mode: string(c.Key.Mode), Sandbox: c.Test(), Products: products, Scopes: scopes,
 		ServerTime: s.cfg.Clock.Now().UTC().Truncate(time.Second)}), nil
@@ -112,7 +112,7 @@ func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*respons
 	if s.cfg.BookingCreated != nil {
 		s.cfg.BookingCreated(b)
 	}
-	return withMessage(http.StatusCreated, "Booking "+b.Reference+" is "+b.Status+".", b), nil
+	return withMessage(http.StatusCreated, "Booking "+b.Reference+" is "+string(b.Status)+".", b), nil
 }
 
 // queryPage reads the page and per_page query parameters of a list.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
-	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -119,7 +119,7 @@ func TestActivityBooking(t *testing.T) {
 		if d["activity_id"] != float64(apitest.ActivityCooking) || d["date"] != apitest.Day(2) || d["adults"] != 2.0 || d["children"] != 1.0 || d["infants"] != 1.0 {
 			t.Errorf("details = %v", d)
 		}
-		if sold, used := soldAt(t, env, store.UnitActivity, apitest.ActivityCooking, apitest.Day(2)), creditOf(t, env, p.ID); sold != 3 || used != 13000 {
+		if sold, used := soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(2)), creditOf(t, env, p.ID); sold != 3 || used != 13000 {
 			t.Errorf("sold %d, credit %d; want 3 and 13000", sold, used)
 		}
 		// Sold out, for live and test keys alike; cancelling gives the seats back.
@@ -127,14 +127,14 @@ func TestActivityBooking(t *testing.T) {
 		env.Book(p.LiveKey, "a2", withGuest(one)).Expect(t, 422, "invalid_quote")
 		env.Book(p.TestKey, "a3", withGuest(one)).Expect(t, 422, "invalid_quote")
 		cancelBooking(env, p.LiveKey, b["reference"].(string)).Expect(t, 200, "")
-		if sold, used := soldAt(t, env, store.UnitActivity, apitest.ActivityCooking, apitest.Day(2)), creditOf(t, env, p.ID); sold != 0 || used != 0 {
+		if sold, used := soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(2)), creditOf(t, env, p.ID); sold != 0 || used != 0 {
 			t.Errorf("after cancel: sold %d, credit %d", sold, used)
 		}
 		bookOK(t, env, p.LiveKey, "a2", one)
 
 		// A test booking takes no seats and draws no credit.
 		tb := bookOK(t, env, p.TestKey, "t1", activityQuote(apitest.ActivityCooking, 3, 3, 0, 0))
-		if tb["test"] != true || soldAt(t, env, store.UnitActivity, apitest.ActivityCooking, apitest.Day(3)) != 0 || creditOf(t, env, p.ID) != 5000 {
+		if tb["test"] != true || soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(3)) != 0 || creditOf(t, env, p.ID) != 5000 {
 			t.Errorf("test booking %v took inventory or credit", tb)
 		}
 		for _, q := range []map[string]any{
@@ -181,7 +181,7 @@ func TestRentalBooking(t *testing.T) {
 		nights := func() []int {
 			out := []int{}
 			for day := 0; day <= 3; day++ {
-				out = append(out, soldAt(t, env, store.UnitSpace, apitest.SpaceStudio, apitest.Day(day)))
+				out = append(out, soldAt(t, env, tradewind.UnitSpace, apitest.SpaceStudio, apitest.Day(day)))
 			}
 			return out
 		}
@@ -200,7 +200,7 @@ func TestRentalBooking(t *testing.T) {
 
 		// A test booking is checked but takes no nights.
 		bookOK(t, env, p.TestKey, "t1", rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 10, 12, 1))
-		if soldAt(t, env, store.UnitSpace, apitest.SpaceStudio, apitest.Day(10)) != 0 {
+		if soldAt(t, env, tradewind.UnitSpace, apitest.SpaceStudio, apitest.Day(10)) != 0 {
 			t.Error("a test booking took a night")
 		}
 		for _, q := range []map[string]any{
@@ -248,7 +248,7 @@ func TestPackageBooking(t *testing.T) {
 		if tr, _ := d["travellers"].([]any); len(tr) != 2 || d["departure_id"] != float64(apitest.DepartureSoon) || fmt.Sprint(d["addon_ids"]) != "[80111]" {
 			t.Errorf("details = %v", d)
 		}
-		if sold, used := soldAt(t, env, store.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)), creditOf(t, env, p.ID); sold != 2 || used != 94010 {
+		if sold, used := soldAt(t, env, tradewind.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)), creditOf(t, env, p.ID); sold != 2 || used != 94010 {
 			t.Errorf("sold %d, credit %d; want 2 and 94010", sold, used)
 		}
 
@@ -259,7 +259,9 @@ func TestPackageBooking(t *testing.T) {
 			t.Errorf("details = %v", d)
 		}
 		next := bookOK(t, env, p.LiveKey, "o2", withTravellers(openQuote(6, 1, 0, 0), 1, 0, 0))
-		openSold := func(day int) int { return soldAt(t, env, store.UnitPackageDay, apitest.PackageOpen, apitest.Day(day)) }
+		openSold := func(day int) int {
+			return soldAt(t, env, tradewind.UnitPackageDay, apitest.PackageOpen, apitest.Day(day))
+		}
 		if openSold(5) != 2 || openSold(6) != 1 || openSold(7) != 0 {
 			t.Errorf("open days 5–7 sold %d %d %d, want 2 1 0", openSold(5), openSold(6), openSold(7))
 		}
@@ -317,7 +319,7 @@ func TestPackageQuoteErrors(t *testing.T) {
 		env.Post(p.LiveKey, "/bookings/prebook", withTravellers(q, 1, 0, 0)).Expect(t, 422, "travellers_count_mismatch")
 		token := env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 200, "").Map(t)["prebook_token"]
 		env.Book(p.LiveKey, "m4", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "travellers_count_mismatch")
-		if soldAt(t, env, store.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)) != 0 || creditOf(t, env, p.ID) != 0 {
+		if soldAt(t, env, tradewind.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)) != 0 || creditOf(t, env, p.ID) != 0 {
 			t.Error("a refused booking took seats or credit")
 		}
 
@@ -366,7 +368,7 @@ func TestActivityNoOversell(t *testing.T) {
 		oversell(t, 20, 3, func(i int) *apitest.Response {
 			return env.Book(p.LiveKey, fmt.Sprint("act-", i), withGuest(activityQuote(apitest.ActivityCooking, 7, 1, 0, 0)))
 		})
-		if sold := soldAt(t, env, store.UnitActivity, apitest.ActivityCooking, apitest.Day(7)); sold != 3 {
+		if sold := soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(7)); sold != 3 {
 			t.Errorf("sold %d of 3", sold)
 		}
 	})
@@ -388,7 +390,7 @@ func TestRentalNoDoubleBooking(t *testing.T) {
 			if apitest.Day(day) >= d["check_in"].(string) && apitest.Day(day) < d["check_out"].(string) {
 				want = 1 // a night of the one stay booked
 			}
-			if sold := soldAt(t, env, store.UnitSpace, apitest.SpaceStudio, apitest.Day(day)); sold != want {
+			if sold := soldAt(t, env, tradewind.UnitSpace, apitest.SpaceStudio, apitest.Day(day)); sold != want {
 				t.Errorf("night %d sold %d, want %d (booked %v)", day, sold, want, d)
 			}
 		}
@@ -404,7 +406,7 @@ func TestDepartureNoOversell(t *testing.T) {
 			q := withTravellers(fixedQuote(apitest.DepartureSoon, 1, 0, 0), 1, 0, 0)
 			return env.Book(p.LiveKey, fmt.Sprint("dep-", i), withGuest(q))
 		})
-		if sold := soldAt(t, env, store.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)); sold != 4 {
+		if sold := soldAt(t, env, tradewind.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)); sold != 4 {
 			t.Errorf("sold %d of 4", sold)
 		}
 		if used := creditOf(t, env, p.ID); used != 4*50000 {
@@ -412,7 +414,7 @@ func TestDepartureNoOversell(t *testing.T) {
 		}
 		// Cancelling one gives its seat back to the next booking.
 		cancelBooking(env, p.LiveKey, created[0]["reference"].(string)).Expect(t, 200, "")
-		if sold := soldAt(t, env, store.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)); sold != 3 {
+		if sold := soldAt(t, env, tradewind.UnitDeparture, apitest.DepartureSoon, apitest.Day(10)); sold != 3 {
 			t.Errorf("after cancel: sold %d of 4", sold)
 		}
 		bookOK(t, env, p.LiveKey, "dep-again", withTravellers(fixedQuote(apitest.DepartureSoon, 1, 0, 0), 1, 0, 0))

@@ -87,7 +87,7 @@ type handlerFunc func(r *http.Request, c *booking.Caller, body []byte) (*respons
 // Idempotency-Key header.
 type endpoint struct {
 	method, path string
-	scope        string                // "" when none is required
+	scope        tradewind.Scope       // "" when none is required
 	product      tradewind.ProductType // "" when the endpoint is not one product's
 	idempotent   bool                  // requires a valid Idempotency-Key header
 	h            handlerFunc

@@ -86,7 +86,7 @@ func (r *Recorder) BookingCreated(b *booking.BookingView) {
 	if b.Test {
 		mode = tradewind.ModeTest
 	}
-	r.bookings.WithLabelValues(b.ProductType, b.Status, string(mode)).Inc()
+	r.bookings.WithLabelValues(b.ProductType, string(b.Status), string(mode)).Inc()
 	if !b.Test {
 		r.credit.WithLabelValues(b.Currency).Add(float64(b.TotalPrice.Minor))
 	}

@@ -12,8 +12,8 @@ import (
 
 // Contract is the pricing part of a partner contract.
 type Contract struct {
-	Mode     string // tradewind.PricingNet or tradewind.PricingMarkup
-	MarkupBP int64  // markup percent in basis points
+	Mode     tradewind.PricingMode
+	MarkupBP int64 // markup percent in basis points
 }
 
 // For returns the pricing contract of partner p.

@@ -59,10 +59,10 @@ type FeedQuerier interface {
 // moves to (confirmed, or cancelled for a supplier rejection) at DueAt.
 type SandboxTimer struct {
 	BookingID int64
-	Action    string
+	Action    tradewind.BookingStatus
 	DueAt     time.Time
-	Reference string // read by SandboxTimersDue
-	Status    string // read by SandboxTimersDue: the booking's status now
+	Reference string                  // read by SandboxTimersDue
+	Status    tradewind.BookingStatus // read by SandboxTimersDue: the booking's status now
 }
 
 // FeedEvent is an event and its position in the feed (0: not sequenced yet).
@@ -76,11 +76,11 @@ type EventFeedParams struct {
 	PartnerID int64
 	// Products are the product types whose shared availability.changed events the
 	// partner sees (FeedPartnerID); its own availability copies are never listed.
-	Products         []string
-	After            int64     // the position to start after; 0: from the start
-	Since            time.Time // only events created at or after it (retention)
-	Types            []string  // any of these types; empty: every type
-	BookingReference string    // "" any
+	Products         []tradewind.ProductType
+	After            int64                 // the position to start after; 0: from the start
+	Since            time.Time             // only events created at or after it (retention)
+	Types            []tradewind.EventType // any of these types; empty: every type
+	BookingReference string                // "" any
 	Limit            int
 }
 

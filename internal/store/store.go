@@ -1,5 +1,7 @@
 // Package store defines the persistence interface of Tradewind and the sentinels every
-// implementation translates its native errors into. The SQL implementation shared by
+// implementation translates its native errors into (ErrNotFound, ErrConflict, and
+// ErrCorrupt for a stored value that cannot be decoded). Methods with many arguments
+// take a XxxParams struct. The SQL implementation shared by
 // both databases is in sqlstore; sqlite and postgres open it with their dialect, and
 // storetest is the conformance suite both must pass.
 package store
@@ -18,6 +20,9 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrConflict: a unique constraint refused the write.
 	ErrConflict = errors.New("store: conflict")
+	// ErrCorrupt: a stored value cannot be decoded (a list column that is not a JSON
+	// array). The row is refused rather than read with the value missing.
+	ErrCorrupt = errors.New("store: corrupt row")
 )
 
 // Store is a database: the queries outside a transaction, and transactions.
@@ -46,18 +51,9 @@ type Item struct {
 	Data    []byte
 }
 
-// Inventory kinds: what one row of inventory counts.
-const (
-	UnitRoom       = "room"        // hotel room type, per night: rooms
-	UnitActivity   = "activity"    // activity, per day: seats
-	UnitSpace      = "space"       // rental space, per night: capacity 1
-	UnitDeparture  = "departure"   // fixed package departure, on its date: seats
-	UnitPackageDay = "package_day" // open package, per travel day: seats
-)
-
 // InventoryRow is what one unit offers on one day.
 type InventoryRow struct {
-	Kind     string
+	Kind     tradewind.UnitKind
 	UnitID   int64
 	ItemID   int64
 	Day      string // YYYY-MM-DD
@@ -68,7 +64,7 @@ type InventoryRow struct {
 
 // InventoryQuery selects inventory rows. Days are inclusive.
 type InventoryQuery struct {
-	Kind    string
+	Kind    tradewind.UnitKind
 	ItemIDs []int64 // any of these items; empty with UnitIDs
 	UnitIDs []int64 // any of these units
 	From    string
@@ -77,7 +73,7 @@ type InventoryQuery struct {
 
 // Claim takes Quantity units on every day From..To (inclusive) of one unit.
 type Claim struct {
-	Kind     string
+	Kind     tradewind.UnitKind
 	UnitID   int64
 	From, To string
 	Quantity int
@@ -85,14 +81,14 @@ type Claim struct {
 
 // BookingFilter selects bookings for a list.
 type BookingFilter struct {
-	PartnerID int64  // 0: every partner (operator)
-	Status    string // stored status
+	PartnerID int64                   // 0: every partner (operator)
+	Status    tradewind.BookingStatus // stored status
 	// EndBefore keeps bookings whose service ended before this day; EndFrom those
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
 	// The filters of GET /bookings and the portal (booking.BookingFilter).
-	ProductType      string
+	ProductType      tradewind.ProductType
 	Test             *bool     // nil: both modes
 	CreatedFrom      time.Time // created_at ≥ CreatedFrom unless zero
 	CreatedBefore    time.Time // created_at < CreatedBefore unless zero
@@ -104,12 +100,22 @@ type BookingFilter struct {
 	Limit            int // 0: no limit
 }
 
+// BookingSetStatusParams move booking ID from one of the From states to Status at At;
+// Reason is kept as the cancel reason (and CancelledAt set when Status is cancelled).
+type BookingSetStatusParams struct {
+	ID     int64
+	From   []tradewind.BookingStatus
+	Status tradewind.BookingStatus
+	Reason string
+	At     time.Time
+}
+
 // Subscription is a partner's webhook subscription.
 type Subscription struct {
 	ID         int64
 	PartnerID  int64
 	URL        string
-	EventTypes []string
+	EventTypes []tradewind.EventType
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
@@ -166,7 +172,7 @@ type Querier interface {
 	// InventoryUnitOwners returns, for each of unitIDs that has inventory of kind, the
 	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids
 	// without inventory are absent from the map.
-	InventoryUnitOwners(ctx context.Context, kind string, unitIDs []int64) (map[int64][]int64, error)
+	InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error)
 	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
 	// day with one conditional statement; false when any day lacks the room.
 	InventoryClaim(ctx context.Context, c Claim) (bool, error)
@@ -184,9 +190,9 @@ type Querier interface {
 	BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error)
 	// BookingList returns bookings newest first and the total matching f.
 	BookingList(ctx context.Context, f BookingFilter) ([]*tradewind.Booking, int, error)
-	// BookingSetStatus moves the booking to status only if it is in one of from;
+	// BookingSetStatus moves the booking to p.Status only if it is in one of p.From;
 	// false when it was not.
-	BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error)
+	BookingSetStatus(ctx context.Context, p BookingSetStatusParams) (bool, error)
 
 	// IdempotencyClaim records that the partner's key is being used. ErrConflict when
 	// another transaction holds or committed it (PostgreSQL waits for the holder).
@@ -203,7 +209,7 @@ type Querier interface {
 	// subscription of its partner to its type, in the same transaction.
 	EventCreate(ctx context.Context, e *tradewind.Event) error
 	// SubscriberPartnerIDs returns the partners with an active subscription to eventType.
-	SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error)
+	SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error)
 
 	// SubscriptionCreate inserts an active subscription. ErrConflict when the partner
 	// has p.MaxActive active ones already; run it in InTx, where it locks the partner's

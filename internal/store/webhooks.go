@@ -18,7 +18,7 @@ const (
 type SubscriptionCreateParams struct {
 	PartnerID  int64
 	URL        string
-	EventTypes []string
+	EventTypes []tradewind.EventType
 	Secret     string
 	CreatedAt  time.Time
 	// MaxActive refuses the subscription with ErrConflict when the partner already has
@@ -78,7 +78,7 @@ type DeliveryFilter struct {
 type Delivery struct {
 	ID             int64
 	EventID        string
-	EventType      string
+	EventType      tradewind.EventType
 	PartnerID      int64
 	SubscriptionID int64
 	URL            string

@@ -145,7 +145,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // envelope returns the JSON envelope a delivery of e sends to partner: the bytes that
 // are signed.
 func envelope(e *tradewind.Event, partner string) ([]byte, error) {
-	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
+	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: string(e.Type), CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
 		Partner: partner, Data: e.Data})
 }
 
@@ -157,7 +157,7 @@ func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
 	if body, err := envelope(&c.Event, c.PartnerName); err != nil {
 		a = Attempt{Err: errors.New("the event's data is not valid JSON")}
 	} else {
-		a = d.cfg.Deliverer.Deliver(ctx, c.URL, c.Secret, c.Event.ID, c.Event.Type, body, start)
+		a = d.cfg.Deliverer.Deliver(ctx, c.URL, c.Secret, c.Event.ID, string(c.Event.Type), body, start)
 	}
 	if a.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: the lease expires and the delivery is sent again

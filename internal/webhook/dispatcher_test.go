@@ -202,7 +202,7 @@ func startDispatcher(t testing.TB, st store.Store, clock tradewind.Clock, o disp
 }
 
 // subscribe creates a subscription through the API and gives its secret to the receiver.
-func subscribe(t testing.TB, env *apitest.Env, key string, rc *receiver, path string, types ...string) int64 {
+func subscribe(t testing.TB, env *apitest.Env, key string, rc *receiver, path string, types ...tradewind.EventType) int64 {
 	t.Helper()
 	r := env.Post(key, "/webhooks", map[string]any{"url": rc.url(path), "event_types": types}).Expect(t, http.StatusCreated, "")
 	var sub booking.SubscriptionView
@@ -289,7 +289,7 @@ func TestBookingEvents(t *testing.T) {
 			Expect(t, http.StatusCreated, "").Map(t)
 		got := rc.waitAcknowledged(1)[0]
 		ev := got.event
-		if !strings.HasPrefix(ev.ID, "evt_") || ev.Type != tradewind.EventBookingConfirmed || ev.Partner != "acme" || !ev.CreatedAt.Equal(apitest.Start) {
+		if !strings.HasPrefix(ev.ID, "evt_") || ev.Type != string(tradewind.EventBookingConfirmed) || ev.Partner != "acme" || !ev.CreatedAt.Equal(apitest.Start) {
 			t.Fatalf("envelope = %+v", ev)
 		}
 		wantHeaders := map[string]string{client.HeaderEvent: "booking.confirmed", client.HeaderEventID: ev.ID,
@@ -318,7 +318,7 @@ func TestBookingEvents(t *testing.T) {
 		env.Post(acme.LiveKey, "/bookings/"+b["reference"].(string)+"/cancel", map[string]any{"reason": "guest changed plans"}).
 			Expect(t, http.StatusOK, "")
 		got = rc.waitAcknowledged(2)[1]
-		if got.event.Type != tradewind.EventBookingCancelled || got.event.ID == ev.ID {
+		if got.event.Type != string(tradewind.EventBookingCancelled) || got.event.ID == ev.ID {
 			t.Fatalf("second event = %+v", got.event)
 		}
 		want["status"], want["reason"], want["cancelled_at"] = "cancelled", "guest changed plans", "2027-01-04T10:30:00Z"
@@ -357,7 +357,7 @@ func TestAvailabilityChangedEvents(t *testing.T) {
 			t.Helper()
 			got := rc.waitAcknowledged(n)[n-1]
 			want := map[string]any{"product_type": "hotel", "item_id": float64(apitest.HotelLisbon), "start": apitest.Day(start), "end": apitest.Day(end)}
-			if got.event.Type != tradewind.EventAvailabilityChanged || got.event.Partner != "acme" {
+			if got.event.Type != string(tradewind.EventAvailabilityChanged) || got.event.Partner != "acme" {
 				t.Fatalf("event = %+v", got.event)
 			}
 			if diff := cmp.Diff(want, dataOf(t, got)); diff != "" {
@@ -531,7 +531,7 @@ func TestDispatcherKilledMidDelivery(t *testing.T) {
 		}
 		env.Clock.Advance(lease)
 		d = onlyDelivery(t, env.Store, func(d *store.Delivery) bool { return d.Status == store.DeliverySucceeded })
-		if got := rc.waitAcknowledged(1); d.Attempts != 1 || rc.requests() != 2 || got[0].event.Type != tradewind.EventBookingConfirmed {
+		if got := rc.waitAcknowledged(1); d.Attempts != 1 || rc.requests() != 2 || got[0].event.Type != string(tradewind.EventBookingConfirmed) {
 			t.Errorf("delivery %+v after %d requests", d, rc.requests())
 		}
 	})
@@ -560,7 +560,7 @@ func TestTwoDispatchersOneDatabase(t *testing.T) {
 		rc := newReceiver(t, clock, nil)
 		for _, path := range []string{"/a", "/b"} {
 			sub, err := stores[0].SubscriptionCreate(ctx, store.SubscriptionCreateParams{PartnerID: p.ID, URL: rc.url(path),
-				EventTypes: []string{tradewind.EventBookingConfirmed}, Secret: "whsec_test" + path, CreatedAt: clock.Now()})
+				EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed}, Secret: "whsec_test" + path, CreatedAt: clock.Now()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,10 @@ var Dialect = sqlstore.Dialect{
 	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
 	ForUpdate:           " FOR UPDATE",
 	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
-	EventInsertOrder:    "inserted",
+	JSONListHas: func(column, param string) string {
+		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
+	},
+	EventInsertOrder: "inserted",
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

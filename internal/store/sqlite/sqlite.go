@@ -33,7 +33,10 @@ var Dialect = sqlstore.Dialect{
 	// statement holds it while it runs: there are no row locks to take.
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
-	EventInsertOrder:    "rowid",
+	JSONListHas: func(column, param string) string {
+		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
+	},
+	EventInsertOrder: "rowid",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -134,17 +134,17 @@ func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tr
 	return out, total, rows.Err()
 }
 
-func (q *queries) BookingSetStatus(ctx context.Context, id int64, from []string, status, reason string, at time.Time) (bool, error) {
-	args := []any{id, status, reason, ts(at)}
-	for _, s := range from {
-		args = append(args, s)
+func (q *queries) BookingSetStatus(ctx context.Context, p store.BookingSetStatusParams) (bool, error) {
+	args := []any{p.ID, string(p.Status), p.Reason, ts(p.At)}
+	for _, s := range p.From {
+		args = append(args, string(s))
 	}
 	cancelledAt := "cancelled_at"
-	if status == tradewind.StatusCancelled {
+	if p.Status == tradewind.StatusCancelled {
 		cancelledAt = "$4"
 	}
 	n, err := q.exec(ctx, `UPDATE bookings SET status = $2, cancel_reason = $3, updated_at = $4, cancelled_at = `+cancelledAt+`
-		WHERE id = $1 AND status IN (`+placeholders(5, len(from))+`)`, args...)
+		WHERE id = $1 AND status IN (`+placeholders(5, len(p.From))+`)`, args...)
 	return n == 1, err
 }
 
@@ -191,13 +191,13 @@ func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
 		SELECT $1, id, 'pending', 0, $2, $2, $2 FROM webhook_subscriptions
 		WHERE partner_id = $3 AND active AND deleted_at IS NULL
-		AND (',' || event_types || ',') LIKE '%,' || CAST($4 AS TEXT) || ',%'`,
+		AND `+q.d.JSONListHas("event_types", "$4"),
 		e.ID, ts(e.CreatedAt), e.PartnerID, e.Type)
 	return err
 }
 
-func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType string) ([]int64, error) {
+func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error) {
 	return q.int64s(ctx, `SELECT DISTINCT partner_id FROM webhook_subscriptions
-		WHERE active AND deleted_at IS NULL AND (',' || event_types || ',') LIKE '%,' || CAST($1 AS TEXT) || ',%'
+		WHERE active AND deleted_at IS NULL AND `+q.d.JSONListHas("event_types", "$1")+`
 		ORDER BY partner_id`, eventType)
 }

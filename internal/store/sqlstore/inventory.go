@@ -132,7 +132,7 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 	return nil
 }
 
-func (q *queries) InventoryUnitOwners(ctx context.Context, kind string, unitIDs []int64) (map[int64][]int64, error) {
+func (q *queries) InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
 	// Chunked like InventoryList; the primary key (kind, unit_id, day) serves the lookup.
 	for start := 0; start < len(unitIDs); start += 500 {

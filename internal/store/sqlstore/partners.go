@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
+	"fmt"
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
 )
 
 const partnerColumns = `id, name, pricing_mode, markup_bp, currency, credit_limit, credit_used, blocked,
@@ -24,19 +25,39 @@ func scanPartner(row interface{ Scan(...any) error }) (*tradewind.Partner, error
 	if err != nil {
 		return nil, err
 	}
-	_ = json.Unmarshal([]byte(allow), &p.AllowIPs)
-	_ = json.Unmarshal([]byte(pins), &p.CertFingerprints)
+	// A list that cannot be decoded is an error, never an empty list: an empty allowlist
+	// or pin list means "no restriction", so reading it as empty would fail open.
+	if p.AllowIPs, err = decodeList[string]("partners.allow_ips", allow); err != nil {
+		return nil, err
+	}
+	if p.CertFingerprints, err = decodeList[string]("partners.cert_fingerprints", pins); err != nil {
+		return nil, err
+	}
 	p.PrevSecretUntil = fromNull(prevUntil)
 	p.CreatedAt = p.CreatedAt.UTC()
 	return &p, nil
 }
 
-func jsonList(l []string) string {
+// Every list column holds a JSON array of strings (migration 00003 converted the
+// comma-joined ones); jsonList writes one and decodeList reads one.
+func jsonList[S ~string](l []S) string {
 	if l == nil {
-		l = []string{}
+		l = []S{}
 	}
 	b, _ := json.Marshal(l)
 	return string(b)
+}
+
+// decodeList reads a JSON array column; column names it in the error.
+func decodeList[S ~string](column, s string) ([]S, error) {
+	var l []S
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", store.ErrCorrupt, column, err)
+	}
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return l, nil
 }
 
 func (q *queries) PartnerCreate(ctx context.Context, p *tradewind.Partner) error {
@@ -136,29 +157,21 @@ func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt); err != nil {
 		return nil, err
 	}
-	k.Scopes = splitList(scopes)
-	for _, p := range splitList(products) {
-		k.Products = append(k.Products, tradewind.ProductType(p))
+	var err error
+	if k.Scopes, err = decodeList[tradewind.Scope]("api_keys.scopes", scopes); err != nil {
+		return nil, err
+	}
+	if k.Products, err = decodeList[tradewind.ProductType]("api_keys.products", products); err != nil {
+		return nil, err
 	}
 	k.ExpiresAt, k.RevokedAt, k.CreatedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC()
 	return &k, nil
 }
 
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}
-
 func (q *queries) KeyCreate(ctx context.Context, k *tradewind.APIKey) error {
-	products := make([]string, len(k.Products))
-	for i, p := range k.Products {
-		products[i] = string(p)
-	}
 	err := q.db.QueryRowContext(ctx, `INSERT INTO api_keys (partner_id, prefix, hash, mode, scopes, products, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		k.PartnerID, k.Prefix, k.Hash, string(k.Mode), strings.Join(k.Scopes, ","), strings.Join(products, ","),
+		k.PartnerID, k.Prefix, k.Hash, string(k.Mode), jsonList(k.Scopes), jsonList(k.Products),
 		ts(k.ExpiresAt), ts(k.CreatedAt)).Scan(&k.ID)
 	return q.interpret(err)
 }

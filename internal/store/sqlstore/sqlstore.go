@@ -1,6 +1,7 @@
 // Package sqlstore implements store.Store over database/sql with one SQL text for
 // both databases: modernc SQLite and pgx both bind $N parameters by number. A Dialect
-// supplies what differs: migrations, error translation and retry rules.
+// supplies what differs: migrations, error translation, retry rules and how a JSON list
+// column is searched. Every list column holds a JSON array of strings.
 package sqlstore
 
 import (
@@ -34,6 +35,9 @@ type Dialect struct {
 	// ForUpdateSkipLocked is ForUpdate that skips rows another transaction holds, so
 	// that concurrent claims take disjoint rows (" FOR UPDATE SKIP LOCKED"); empty for SQLite.
 	ForUpdateSkipLocked string
+	// JSONListHas is a condition true when the JSON array of strings in column holds
+	// the text parameter param (e.g. "$1"): how a list column is searched.
+	JSONListHas func(column, param string) string
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
@@ -55,6 +59,12 @@ func New(db *sql.DB, d Dialect) *DB {
 
 // Migrate applies every pending migration.
 func (s *DB) Migrate(ctx context.Context) error {
+	return s.MigrateTo(ctx, 0)
+}
+
+// MigrateTo applies the pending migrations up to version (0: all of them); tests use
+// it to write rows in an older schema and migrate them.
+func (s *DB) MigrateTo(ctx context.Context, version int64) error {
 	sub, err := fs.Sub(migrations, "migrations/"+s.dialect.Name)
 	if err != nil {
 		return err
@@ -63,7 +73,12 @@ func (s *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if version == 0 {
+		_, err = p.Up(ctx)
+	} else {
+		_, err = p.UpTo(ctx, version)
+	}
+	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil

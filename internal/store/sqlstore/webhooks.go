@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -21,7 +21,12 @@ func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription,
 	if err := row.Scan(&s.ID, &s.PartnerID, &s.URL, &types, &s.Secret, &s.Active, &s.CreatedAt, &paused, &s.PauseReason); err != nil {
 		return nil, err
 	}
-	s.EventTypes, s.CreatedAt, s.PausedAt = splitList(types), s.CreatedAt.UTC(), fromNull(paused)
+	var err error
+	if s.EventTypes, err = decodeList[tradewind.EventType]("webhook_subscriptions.event_types", types); err != nil {
+		return nil, err
+	}
+	s.CreatedAt = s.CreatedAt.UTC()
+	s.PausedAt = fromNull(paused)
 	return &s, nil
 }
 
@@ -39,7 +44,7 @@ func (q *queries) SubscriptionCreate(ctx context.Context, p store.SubscriptionCr
 		SELECT $1, $2, $3, $4, TRUE, $5
 		WHERE $6 = 0 OR (SELECT COUNT(*) FROM webhook_subscriptions WHERE partner_id = $1 AND active AND deleted_at IS NULL) < $6
 		RETURNING id`,
-		p.PartnerID, p.URL, strings.Join(p.EventTypes, ","), p.Secret, ts(p.CreatedAt), p.MaxActive).Scan(&s.ID)
+		p.PartnerID, p.URL, jsonList(p.EventTypes), p.Secret, ts(p.CreatedAt), p.MaxActive).Scan(&s.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: the partner has %d active subscriptions", store.ErrConflict, p.MaxActive)
 	}

@@ -26,6 +26,11 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Prebooks":            exercisePrebooks,
 		"TxRollback":          exerciseTxRollback,
 		"Events":              exerciseEvents,
+		// Lookups, sentinels and concurrency: coverage.go.
+		"Lookups":                    exerciseLookups,
+		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
+		"ConcurrentInventoryClaim":   exerciseConcurrentInventoryClaim,
+		"ConcurrentIdempotencyClaim": exerciseConcurrentIdempotencyClaim,
 		// Webhook subscriptions and deliveries: webhooks.go.
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
@@ -111,7 +116,7 @@ func exerciseKeys(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
 	k := &tradewind.APIKey{PartnerID: p.ID, Prefix: "tw_live_abcd", Hash: "h1", Mode: tradewind.ModeLive,
-		Scopes: []string{"catalog:read"}, Products: []tradewind.ProductType{"hotel", "package"}, CreatedAt: now}
+		Scopes: []tradewind.Scope{"catalog:read"}, Products: []tradewind.ProductType{"hotel", "package"}, CreatedAt: now}
 	if err := s.KeyCreate(ctx, k); err != nil || k.ID == 0 {
 		t.Fatalf("KeyCreate: %v", err)
 	}
@@ -157,7 +162,7 @@ func exerciseItems(t *testing.T, s store.Store) {
 	}
 }
 
-func rows(kind string, unit, item int64, capacity int, days ...string) []store.InventoryRow {
+func rows(kind tradewind.UnitKind, unit, item int64, capacity int, days ...string) []store.InventoryRow {
 	var out []store.InventoryRow
 	for _, d := range days {
 		out = append(out, store.InventoryRow{Kind: kind, UnitID: unit, ItemID: item, Day: d, Capacity: capacity, Price: 1000})
@@ -167,31 +172,31 @@ func rows(kind string, unit, item int64, capacity int, days ...string) []store.I
 
 func exerciseInventory(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if err := s.InventoryPut(ctx, rows(store.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02", "2027-01-03")); err != nil {
+	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02", "2027-01-03")); err != nil {
 		t.Fatal(err)
 	}
-	claim := store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
+	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
 	if ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
-	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok {
+	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok {
 		t.Error("a claim over a full day must fail")
 	}
-	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: store.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
+	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
 		t.Error("a claim over a day without inventory must fail")
 	}
 	// Re-putting keeps what is sold and changes capacity and price.
-	if err := s.InventoryPut(ctx, rows(store.UnitRoom, 1, 7, 5, "2027-01-01")); err != nil {
+	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 1, 7, 5, "2027-01-01")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-31"})
+	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-31"})
 	if err != nil || len(got) != 3 || got[0].Sold != 2 || got[0].Capacity != 5 || got[1].Sold != 2 {
 		t.Fatalf("InventoryList = %+v, %v", got, err)
 	}
 	if err := s.InventoryRelease(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: []int64{1}, From: "2027-01-01", To: "2027-01-03"})
+	got, _ = s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{1}, From: "2027-01-01", To: "2027-01-03"})
 	for _, r := range got {
 		if r.Sold != 0 {
 			t.Errorf("after release: %+v", r)
@@ -202,7 +207,7 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	for i := range many {
 		many[i] = int64(i + 1)
 	}
-	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: store.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
+	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
 		t.Errorf("chunked list = %d rows, %v", len(got), err)
 	}
 }
@@ -215,15 +220,15 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 	}
-	put(rows(store.UnitRoom, 11, 7, 2, "2027-01-01", "2027-01-02"))
-	put(rows(store.UnitRoom, 12, 7, 2, "2027-01-01"))
-	put(rows(store.UnitRoom, 1100, 8, 1, "2027-01-01"))    // in the third chunk of the list below
-	put(rows(store.UnitSpace, 11, 9, 1, "2027-01-01"))     // same unit id, other kind
-	put(rows(store.UnitRoom, 13, 8, 1, "2027-01-01"))      // unit 13 is split between items 8 and 7,
-	put(rows(store.UnitRoom, 13, 7, 1, "2027-01-02"))      // as an import before the check could leave it
-	put(rows(store.UnitDeparture, 11, 5, 9, "2027-03-01")) // departures are keyed the same way
+	put(rows(tradewind.UnitRoom, 11, 7, 2, "2027-01-01", "2027-01-02"))
+	put(rows(tradewind.UnitRoom, 12, 7, 2, "2027-01-01"))
+	put(rows(tradewind.UnitRoom, 1100, 8, 1, "2027-01-01"))    // in the third chunk of the list below
+	put(rows(tradewind.UnitSpace, 11, 9, 1, "2027-01-01"))     // same unit id, other kind
+	put(rows(tradewind.UnitRoom, 13, 8, 1, "2027-01-01"))      // unit 13 is split between items 8 and 7,
+	put(rows(tradewind.UnitRoom, 13, 7, 1, "2027-01-02"))      // as an import before the check could leave it
+	put(rows(tradewind.UnitDeparture, 11, 5, 9, "2027-03-01")) // departures are keyed the same way
 
-	if got, err := s.InventoryUnitOwners(ctx, store.UnitRoom, nil); err != nil || len(got) != 0 {
+	if got, err := s.InventoryUnitOwners(ctx, tradewind.UnitRoom, nil); err != nil || len(got) != 0 {
 		t.Errorf("no ids = %v, %v", got, err)
 	}
 	ids := make([]int64, 1200)
@@ -231,7 +236,7 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 		ids[i] = int64(i + 1) // 1..1200: three chunks
 	}
 	ids = append(ids, 11, 12) // repeated ids, in another chunk
-	got, err := s.InventoryUnitOwners(ctx, store.UnitRoom, ids)
+	got, err := s.InventoryUnitOwners(ctx, tradewind.UnitRoom, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,9 +250,9 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 		}
 	}
 	for _, tc := range []struct {
-		kind string
+		kind tradewind.UnitKind
 		want int64
-	}{{store.UnitSpace, 9}, {store.UnitDeparture, 5}} {
+	}{{tradewind.UnitSpace, 9}, {tradewind.UnitDeparture, 5}} {
 		got, err := s.InventoryUnitOwners(ctx, tc.kind, []int64{11, 12, 404})
 		if err != nil || len(got) != 1 || !slices.Equal(got[11], []int64{tc.want}) {
 			t.Errorf("InventoryUnitOwners(%s) = %v, %v; want 11 → [%d]", tc.kind, got, err, tc.want)
@@ -255,7 +260,7 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 	}
 	// Inside a transaction too.
 	err = s.InTx(ctx, func(q store.Querier) error {
-		got, err := q.InventoryUnitOwners(ctx, store.UnitRoom, []int64{12})
+		got, err := q.InventoryUnitOwners(ctx, tradewind.UnitRoom, []int64{12})
 		if err == nil && !slices.Equal(got[12], []int64{7}) {
 			t.Errorf("in a transaction: %v", got)
 		}
@@ -300,10 +305,10 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" {
 		t.Fatalf("by key = %+v, %v", got, err)
 	}
-	if ok, err := s.BookingSetStatus(ctx, b.ID, []string{"pending"}, tradewind.StatusCancelled, "x", now); err != nil || ok {
+	if ok, err := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: []tradewind.BookingStatus{"pending"}, Status: tradewind.StatusCancelled, Reason: "x", At: now}); err != nil || ok {
 		t.Errorf("status change from the wrong state = %v, %v", ok, err)
 	}
-	if ok, _ := s.BookingSetStatus(ctx, b.ID, []string{"confirmed"}, tradewind.StatusCancelled, "why", now); !ok {
+	if ok, _ := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: []tradewind.BookingStatus{"confirmed"}, Status: tradewind.StatusCancelled, Reason: "why", At: now}); !ok {
 		t.Error("status change failed")
 	}
 	got, _ = s.BookingGetByReference(ctx, 0, "HTL-AAAAAAAA")

@@ -78,7 +78,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a, b := newPartner(t, s, "acme"), newPartner(t, s, "globex")
 	var ids []string
-	emit := func(partnerID int64, typ, data string) string {
+	emit := func(partnerID int64, typ tradewind.EventType, data string) string {
 		id := fmt.Sprintf("evt_%03d", len(ids))
 		if err := s.EventCreate(ctx, &tradewind.Event{ID: id, PartnerID: partnerID, Type: typ, Data: []byte(data),
 			CreatedAt: now.Add(time.Duration(len(ids)) * time.Minute)}); err != nil {
@@ -106,7 +106,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 		}
 		return strings.Join(out, " ")
 	}
-	base := store.EventFeedParams{PartnerID: a.ID, Products: []string{"hotel"}, Limit: 10}
+	base := store.EventFeedParams{PartnerID: a.ID, Products: []tradewind.ProductType{"hotel"}, Limit: 10}
 	if got := feed(base); got != "" {
 		t.Errorf("unsequenced events are listed: %s", got)
 	}
@@ -152,7 +152,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 		want string
 	}{
 		"no products": {func(p *store.EventFeedParams) { p.Products = nil }, e0 + " " + e5},
-		"types":       {func(p *store.EventFeedParams) { p.Types = []string{tradewind.EventBookingCancelled} }, e5},
+		"types":       {func(p *store.EventFeedParams) { p.Types = []tradewind.EventType{tradewind.EventBookingCancelled} }, e5},
 		"reference":   {func(p *store.EventFeedParams) { p.BookingReference = "HTL-AAAAAAAA" }, e0 + " " + e5},
 		"since":       {func(p *store.EventFeedParams) { p.Since = now.Add(2 * time.Minute) }, e2 + " " + e5},
 		"limit":       {func(p *store.EventFeedParams) { p.Limit = 1 }, e0},

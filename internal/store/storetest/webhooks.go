@@ -13,7 +13,7 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-func newSubscription(t *testing.T, s store.Store, partnerID int64, url string, types ...string) *store.Subscription {
+func newSubscription(t *testing.T, s store.Store, partnerID int64, url string, types ...tradewind.EventType) *store.Subscription {
 	t.Helper()
 	sub, err := s.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: partnerID, URL: url,
 		EventTypes: types, Secret: "whsec_" + url, CreatedAt: now})
@@ -30,7 +30,7 @@ func exerciseSubscriptions(t *testing.T, s store.Store) {
 		var sub *store.Subscription
 		err := s.InTx(ctx, func(q store.Querier) (err error) {
 			sub, err = q.SubscriptionCreate(ctx, store.SubscriptionCreateParams{PartnerID: partnerID, URL: url,
-				EventTypes: []string{tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled}, Secret: "whsec_x",
+				EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled}, Secret: "whsec_x",
 				CreatedAt: now, MaxActive: max})
 			return err
 		})
@@ -57,7 +57,7 @@ func exerciseSubscriptions(t *testing.T, s store.Store) {
 	}
 	got := list[0]
 	if got.PartnerID != a.ID || got.URL != "https://a.example/1" || got.Secret != "whsec_x" || !got.Active ||
-		!slices.Equal(got.EventTypes, []string{tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled}) ||
+		!slices.Equal(got.EventTypes, []tradewind.EventType{tradewind.EventBookingConfirmed, tradewind.EventBookingCancelled}) ||
 		!got.CreatedAt.Equal(now.Truncate(time.Microsecond)) {
 		t.Errorf("SubscriptionList[0] = %+v", got)
 	}
