@@ -25,8 +25,22 @@ type Partner struct {
 	SigningSecret     string
 	PrevSigningSecret string
 	PrevSecretUntil   time.Time
-	CreatedAt         time.Time
+	// Status is PartnerActive for a signed contract; a portal sign-up waits in
+	// PartnerPending, with no API access, until the operator approves or rejects it
+	// (StatusReason says why).
+	Status       string
+	StatusReason string
+	// RequireTwoFactor: every portal user of the partner must sign in with a TOTP code.
+	RequireTwoFactor bool
+	CreatedAt        time.Time
 }
+
+// Partner states.
+const (
+	PartnerPending  = "pending"
+	PartnerActive   = "active"
+	PartnerRejected = "rejected"
+)
 
 // CreditAvailable is what the partner can still draw, in minor units.
 func (p *Partner) CreditAvailable() int64 {
@@ -147,4 +161,7 @@ type Event struct {
 	Type      EventType
 	Data      json.RawMessage
 	CreatedAt time.Time
+	// TestEvent marks a sample sent from the portal to one subscription; its envelope
+	// says "test_event": true.
+	TestEvent bool
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tradewind/tradewind/internal/security"
@@ -45,6 +46,7 @@ type Client struct {
 	userAgent   string
 	now         func() time.Time
 	sleep       func(ctx context.Context, d time.Duration) error
+	stamps      stamps
 }
 
 // Option configures a Client.
@@ -228,9 +230,11 @@ func (c *Client) once(ctx context.Context, cl call, body []byte) (*result, error
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.secret != "" {
-		ts := c.now().Unix()
+		// Each attempt is signed afresh, never with a signature this client sent before:
+		// the server accepts a state-changing request's signature once.
+		ts, sig := c.stamps.sign(c.secret, c.now().Unix(), req.Method, req.URL.RequestURI(), body)
 		req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts, 10))
-		req.Header.Set(HeaderSignature, security.SignRequest(c.secret, ts, req.Method, req.URL.RequestURI(), body))
+		req.Header.Set(HeaderSignature, sig)
 	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
@@ -267,6 +271,38 @@ func apiError(resp *http.Response, env *envelope, decodeErr error) *Error {
 		e.Message = http.StatusText(resp.StatusCode) + " (the answer is not an API error envelope)"
 	}
 	return e
+}
+
+// stamps signs requests so that no two carry the same signature. The signature covers
+// "<unix seconds>.<METHOD>.<path>.<body>", so two identical requests in one second — a
+// retry after a quick failure, or two identical cancellations — would sign the same
+// string, and the server refuses the second as a replay (decisions.md). A request whose
+// signature this client already sent in that second is signed one second later instead
+// (well within the server's five minutes of tolerated skew).
+type stamps struct {
+	mu   sync.Mutex
+	used map[string]int64 // signature → its timestamp, only timestamps not yet past
+}
+
+// sign returns the timestamp and signature of a request signed at now or later.
+func (s *stamps) sign(secret string, now int64, method, target string, body []byte) (int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used == nil {
+		s.used = map[string]int64{}
+	}
+	for sig, ts := range s.used {
+		if ts < now { // a signature of an earlier second can no longer be produced
+			delete(s.used, sig)
+		}
+	}
+	for ts := now; ; ts++ {
+		sig := security.SignRequest(secret, ts, method, target, body)
+		if _, sent := s.used[sig]; !sent {
+			s.used[sig] = ts
+			return ts, sig
+		}
+	}
 }
 
 // newIdempotencyKey returns a random key for a booking attempt.

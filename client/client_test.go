@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -344,5 +345,43 @@ func TestNewBaseURL(t *testing.T) {
 		if c := New(bad, "k"); c.baseErr == nil {
 			t.Errorf("New(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRetrySignsAfresh: every attempt of a call, and every identical call, carries a
+// signature the client never sent before, even within one second (the server accepts a
+// state-changing request's signature once).
+func TestRetrySignsAfresh(t *testing.T) {
+	t.Parallel()
+	created := `{"success":true,"message":"Booking HTL-AAAA1111 is confirmed.","data":` + bookingJSON("HTL-AAAA1111") + `}`
+	cancelled := `{"success":true,"message":"Cancelled.","data":` + bookingJSON("HTL-AAAA1111") + `}`
+	c, s, _ := fake(t, hangUp, answer(503, busy), answer(201, created), answer(200, cancelled), answer(200, cancelled))
+	WithSigningSecret("tws_secret")(c)
+	const at = 1767225600
+	c.now = func() time.Time { return time.Unix(at, 0) } // every attempt in the same second
+	if _, err := c.Book(context.Background(), &BookRequest{PrebookToken: "pbk_x", Guest: Guest{Name: "Ana"}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // two identical cancellations
+		if _, err := c.CancelBooking(context.Background(), "HTL-AAAA1111", "same"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range s.requests {
+		sig, ts := r.Header.Get(HeaderSignature), r.Header.Get(HeaderTimestamp)
+		if seen[sig] {
+			t.Errorf("request %d (%s %s) repeats a signature", i, r.Method, r.RequestURI)
+		}
+		seen[sig] = true
+		if n, err := strconv.ParseInt(ts, 10, 64); err != nil || n < at || n > at+2 {
+			t.Errorf("request %d: timestamp %q, want within 2 s after %d", i, ts, at)
+		}
+	}
+	// A later second starts afresh: the map of sent signatures does not grow forever.
+	c.now = func() time.Time { return time.Unix(at+10, 0) }
+	c.stamps.sign("tws_secret", at+10, "GET", "/x", nil)
+	if n := len(c.stamps.used); n != 1 {
+		t.Errorf("%d signatures remembered after the seconds passed, want 1", n)
 	}
 }

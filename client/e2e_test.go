@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -339,24 +341,31 @@ func TestTestKeyAndPagination(t *testing.T) {
 	})
 }
 
-// TestSigning runs the SDK against a partner that must sign its requests, on the wall
-// clock since signatures carry real timestamps.
+// signingEnv starts the API over the demo catalog with a partner that must sign its
+// requests, on the wall clock since signatures carry real timestamps; it returns the
+// partner's test key and signing secret, and the time the clock was set to.
+func signingEnv(t *testing.T, o storetest.Opener) (env *apitest.Env, key, secret string, now time.Time) {
+	t.Helper()
+	guards := func(cfg *httpapi.Config) {
+		cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
+	}
+	env = apitest.New(t, o, guards)
+	now = time.Now().UTC()
+	env.Clock.Set(now)
+	env.Import(apitest.Demo(now, 70))
+	yes := true
+	env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
+	partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, env.NewKey("signer", booking.KeyParams{Mode: "test"}), partner.SigningSecret, now
+}
+
+// TestSigning runs the SDK against a partner that must sign its requests.
 func TestSigning(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		guards := func(cfg *httpapi.Config) {
-			cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now))...)
-		}
-		env := apitest.New(t, o, guards)
-		now := time.Now().UTC()
-		env.Clock.Set(now)
-		env.Import(apitest.Demo(now, 70))
-		yes := true
-		env.NewPartner("signer", booking.PartnerParams{RequireSignature: &yes})
-		partner, err := env.Store.PartnerGetByName(context.Background(), "signer")
-		if err != nil {
-			t.Fatal(err)
-		}
-		key := env.NewKey("signer", booking.KeyParams{Mode: "test"})
+		env, key, secret, now := signingEnv(t, o)
 		ctx := context.Background()
 
 		if _, err := sdk(t, env, key).Ping(ctx); !client.IsCode(err, client.CodeSignatureRequired) {
@@ -365,7 +374,7 @@ func TestSigning(t *testing.T) {
 		if _, err := sdk(t, env, key, client.WithSigningSecret("wrong")).Ping(ctx); !client.IsCode(err, client.CodeSignatureInvalid) {
 			t.Fatalf("wrong secret: %v", err)
 		}
-		c := sdk(t, env, key, client.WithSigningSecret(partner.SigningSecret))
+		c := sdk(t, env, key, client.WithSigningSecret(secret))
 		must(c.Ping(ctx))(t)
 		must(c.ListBookings(ctx, 1, 5))(t) // the query is signed too
 		day := now.AddDate(0, 0, 2).Format("2006-01-02")
@@ -516,4 +525,62 @@ func TestWebhookDeliveries(t *testing.T) {
 			t.Errorf("booking.cancelled = %+v %s", ev, ev.Data)
 		}
 	})
+}
+
+// failOnce forwards every request to the server but, for the first POST /bookings,
+// throws the server's answer away and gives the client fail() instead: the booking was
+// made and its signature recorded, and the client must retry.
+type failOnce struct {
+	next   http.RoundTripper
+	fail   func(req *http.Request) (*http.Response, error)
+	failed atomic.Bool
+	sigs   []string
+	mu     sync.Mutex
+}
+
+func (f *failOnce) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.mu.Lock()
+	f.sigs = append(f.sigs, req.Header.Get(client.HeaderSignature))
+	f.mu.Unlock()
+	resp, err := f.next.RoundTrip(req)
+	if err != nil || req.Method != http.MethodPost || req.URL.Path != client.BasePath+"/bookings" || f.failed.Swap(true) {
+		return resp, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return f.fail(req)
+}
+
+// TestSignedRetryNotRefused: the SDK retries a signed booking after a 503 or a timeout
+// whose request did reach the server; the retry carries a new signature, so it is not
+// refused as a replay, and the booking is made once.
+func TestSignedRetryNotRefused(t *testing.T) {
+	fails := map[string]func(req *http.Request) (*http.Response, error){
+		"503": func(req *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 503, Header: http.Header{"Content-Type": {"application/json"}}, Request: req,
+				Body: io.NopCloser(bytes.NewReader([]byte(`{"success":false,"message":"busy","code":"unavailable","errors":[]}`)))}, nil
+		},
+		// A read that timed out on the connection (not the caller's context).
+		"timeout": func(*http.Request) (*http.Response, error) {
+			return nil, &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+		},
+	}
+	for name, fail := range fails {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env, key, secret, now := signingEnv(t, storetest.Openers()[0])
+			tr := &failOnce{next: env.Server.Client().Transport, fail: fail}
+			c := client.New(env.Server.URL, key, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithSigningSecret(secret))
+			day := now.AddDate(0, 0, 2).Format("2006-01-02")
+			b, err := c.Book(context.Background(), &client.BookRequest{Guest: guest,
+				Quote: client.Quote{ProductType: client.ProductActivity, ActivityID: 2001, Date: day, Adults: 1}})
+			if err != nil {
+				t.Fatalf("the retry of a signed booking failed: %v", err)
+			}
+			if len(tr.sigs) != 2 || tr.sigs[0] == tr.sigs[1] || !b.Replayed {
+				t.Errorf("%d attempts (signatures %v), replayed %v: want 2 differently signed attempts, the second answered with the booking",
+					len(tr.sigs), tr.sigs, b.Replayed)
+			}
+		})
+	}
 }

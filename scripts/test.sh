@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/services.sh
+scripts/browser.sh
 go vet ./...
 go test -race -count=1 -timeout 20m ./... "$@"

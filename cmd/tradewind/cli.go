@@ -36,6 +36,9 @@ type cli struct {
 		Update partnerUpdateCmd `cmd:"" help:"Change a partner's contract."`
 		List   partnerListCmd   `cmd:"" help:"List partners."`
 		Show   partnerShowCmd   `cmd:"" help:"Show one partner."`
+		// Sign-ups from the portal: portal.go.
+		Approve partnerApproveCmd `cmd:"" help:"Approve a pending portal sign-up with a contract (partner create's flags)."`
+		Reject  partnerRejectCmd  `cmd:"" help:"Decline a pending portal sign-up."`
 	} `cmd:"" help:"Manage partners."`
 	Key struct {
 		Issue  keyIssueCmd  `cmd:"" help:"Issue an API key (shown only once)."`
@@ -48,6 +51,7 @@ type cli struct {
 		Reject  bookingRejectCmd  `cmd:"" help:"Reject a pending or on_request booking (supplier refused)."`
 	} `cmd:"" help:"Manage bookings."`
 	Webhook webhookCmd `cmd:"" help:"Inspect and replay webhook deliveries."`
+	Portal  portalCmd  `cmd:"" help:"Manage the partner portal's users."`
 }
 
 // env is what every command gets: its streams, the environment and, once opened, the
@@ -61,6 +65,8 @@ type env struct {
 	stderr io.Writer
 	logger *slog.Logger
 	clock  tradewind.Clock
+	// command is the command being run, e.g. "portal user disable".
+	command string
 }
 
 // open opens the database named by --db or TRADEWIND_DB and the service over it.
@@ -114,7 +120,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return err
 	}
-	e := &env{ctx: ctx, cli: &c, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, clock: tradewind.SystemClock{}}
+	e := &env{ctx: ctx, cli: &c, getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, clock: tradewind.SystemClock{},
+		command: strings.Join(strings.Fields(strings.ReplaceAll(kctx.Command(), "<email>", "")), " ")}
 	e.logger = slog.New(httpapi.LogHandler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	return describeErr(kctx.Run(e))
 }

@@ -305,7 +305,7 @@ func startServe(t *testing.T, dsn string, args ...string) *runningServer {
 		return ""
 	}
 	go func() {
-		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
 		pw.Close()
 		s.done <- err
 	}()
@@ -455,7 +455,7 @@ func startServeJSON(t *testing.T, dsn string, args ...string) (map[string]any, *
 		return ""
 	}
 	go func() {
-		err := run(ctx, append([]string{"--json", "serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
+		err := run(ctx, append([]string{"--json", "serve", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"}, args...), getenv, strings.NewReader(""), io.MultiWriter(out, pw), io.Discard)
 		pw.Close()
 		s.done <- err
 	}()
@@ -495,7 +495,7 @@ func TestServeJSON(t *testing.T) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		if !slices.Equal(keys, []string{"demo", "metrics_url", "url"}) {
+		if !slices.Equal(keys, []string{"demo", "metrics_url", "portal_url", "url"}) {
 			t.Errorf("document fields = %v", keys)
 		}
 		if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/api/partner/v1$`).MatchString(s.base) {
@@ -503,7 +503,7 @@ func TestServeJSON(t *testing.T) {
 		}
 		demo, _ := doc["demo"].(map[string]any)
 		live, _ := demo["live_key"].(string)
-		if len(demo) != 3 || demo["partner"] != "demo" || !strings.HasPrefix(fmt.Sprint(demo["test_key"]), "tw_test_") || !strings.HasPrefix(live, "tw_live_") {
+		if len(demo) != 6 || demo["partner"] != "demo" || !strings.HasPrefix(fmt.Sprint(demo["test_key"]), "tw_test_") || !strings.HasPrefix(live, "tw_live_") {
 			t.Fatalf("demo = %v", demo)
 		}
 		// The listener is bound when the document is printed: the keys work at once.
@@ -535,8 +535,8 @@ func TestServeJSON(t *testing.T) {
 	t.Run("plain", func(t *testing.T) {
 		t.Parallel()
 		doc, s := startServeJSON(t, storetest.SQLiteDSN(t))
-		if len(doc) != 1 || !strings.HasSuffix(s.base, "/api/partner/v1") {
-			t.Errorf("document = %v, want only url", doc)
+		if len(doc) != 2 || doc["portal_url"] == nil || !strings.HasSuffix(s.base, "/api/partner/v1") {
+			t.Errorf("document = %v, want only url and portal_url", doc)
 		}
 		s.stop()
 		assertOneJSONDocument(t, s.out.String())
@@ -549,7 +549,7 @@ func TestServeJSON(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, []string{"--db", dsn, "serve", "--demo", "--json", "--addr", "127.0.0.1:0", "--log-level", "warn"},
+			done <- run(ctx, []string{"--db", dsn, "serve", "--demo", "--json", "--addr", "127.0.0.1:0", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"},
 				func(string) string { return "" }, strings.NewReader(""), pw, io.Discard)
 			pw.Close()
 		}()

@@ -159,9 +159,11 @@ func (c *partnerUpdateCmd) Run(e *env) error {
 	return printPartner(e, ch.Partner, ch.SecretIssued)
 }
 
-type partnerListCmd struct{}
+type partnerListCmd struct {
+	Status string `name:"status" enum:",pending,active,rejected" default:"" help:"Only partners in this state: pending (portal sign-ups awaiting review), active or rejected."`
+}
 
-func (partnerListCmd) Run(e *env) error {
+func (c partnerListCmd) Run(e *env) error {
 	st, svc, err := e.open()
 	if err != nil {
 		return err
@@ -173,12 +175,14 @@ func (partnerListCmd) Run(e *env) error {
 	}
 	views := []partnerView{}
 	for _, p := range list {
-		views = append(views, viewPartner(p, false))
+		if c.Status == "" || p.Status == c.Status {
+			views = append(views, viewPartner(p, false))
+		}
 	}
 	return e.print(views, func(w io.Writer) {
-		fmt.Fprintln(w, "NAME\tPRICING\tCREDIT LIMIT\tUSED\tRATE/MIN\tBLOCKED")
+		fmt.Fprintln(w, "NAME\tSTATUS\tPRICING\tCREDIT LIMIT\tUSED\tRATE/MIN\tBLOCKED")
 		for _, v := range views {
-			fmt.Fprintf(w, "%s\t%s\t%s %s\t%s\t%d\t%v\n", v.Name, v.PricingMode, v.CreditLimit, v.Currency, v.CreditUsed, v.RateLimit, v.Blocked)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s %s\t%s\t%d\t%v\n", v.Name, v.Status, v.PricingMode, v.CreditLimit, v.Currency, v.CreditUsed, v.RateLimit, v.Blocked)
 		}
 	})
 }
@@ -204,6 +208,8 @@ func (c *partnerShowCmd) Run(e *env) error {
 type partnerView struct {
 	ID               int64                 `json:"id"`
 	Name             string                `json:"name"`
+	Status           string                `json:"status"`
+	StatusReason     string                `json:"status_reason,omitempty"`
 	PricingMode      tradewind.PricingMode `json:"pricing_mode"`
 	MarkupPercent    string                `json:"markup_percent"`
 	Currency         string                `json:"currency"`
@@ -221,7 +227,7 @@ type partnerView struct {
 }
 
 func viewPartner(p *tradewind.Partner, secret bool) partnerView {
-	v := partnerView{ID: p.ID, Name: p.Name, PricingMode: p.PricingMode, MarkupPercent: money.FormatPercentBP(p.MarkupBP),
+	v := partnerView{ID: p.ID, Name: p.Name, Status: p.Status, StatusReason: p.StatusReason, PricingMode: p.PricingMode, MarkupPercent: money.FormatPercentBP(p.MarkupBP),
 		Currency: p.Currency, CreditLimit: money.Format(p.CreditLimit, p.Currency), CreditUsed: money.Format(p.CreditUsed, p.Currency),
 		CreditAvailable: money.Format(p.CreditAvailable(), p.Currency), Blocked: p.Blocked, RateLimit: p.RateLimit,
 		AllowIPs: nonNil(p.AllowIPs), RequireMTLS: p.RequireMTLS, CertFingerprints: nonNil(p.CertFingerprints),
@@ -242,7 +248,7 @@ func nonNil[S ~string](l []S) []S {
 func printPartner(e *env, p *tradewind.Partner, secret bool) error {
 	v := viewPartner(p, secret && p.SigningSecret != "")
 	return e.print(v, func(w io.Writer) {
-		fmt.Fprintf(w, "Partner\t%s (id %d)\n", v.Name, v.ID)
+		fmt.Fprintf(w, "Partner\t%s (id %d, %s)\n", v.Name, v.ID, v.Status)
 		fmt.Fprintf(w, "Pricing\t%s (markup %s %%)\n", v.PricingMode, v.MarkupPercent)
 		fmt.Fprintf(w, "Credit\t%s of %s %s used, %s available\n", v.CreditUsed, v.CreditLimit, v.Currency, v.CreditAvailable)
 		fmt.Fprintf(w, "Blocked\t%v\n", v.Blocked)

@@ -18,6 +18,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store/database"
@@ -34,11 +35,14 @@ type serveCmd struct {
 	TLSKey               string `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
 	ClientCA             string `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
 	TrustedProxies       string `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
-	Redis                string `name:"redis" help:"Share rate limits between servers through Redis (redis://host:6379/0)."`
+	Redis                string `name:"redis" help:"Share rate limits and replay records of signed requests between servers through Redis (redis://host:6379/0)."`
 	WebhookAllowPrivate  bool   `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
 	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
 	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
+	PortalAddr           string `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
+	PortalMaxPending     int    `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
+	InsecurePlainHTTP    bool   `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
 
 // serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.
@@ -49,6 +53,8 @@ var serveEnvFlags = []struct {
 	{"addr", false}, {"demo", true}, {"tls-cert", false}, {"tls-key", false}, {"client-ca", false},
 	{"trusted-proxies", false}, {"redis", false}, {"webhook-allow-private", true},
 	{"webhook-retry-schedule", false}, {"log-level", false}, {"admin-addr", false},
+	{"portal-addr", false}, {"portal-max-pending", false},
+	{"insecure-plain-http", true},
 }
 
 // withServeEnv adds the serve flags given by the environment and not on the command line,
@@ -106,6 +112,9 @@ func parseLevel(s string) slog.Level {
 
 func (c *serveCmd) Run(e *env) error {
 	e.logger = slog.New(httpapi.LogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: parseLevel(c.LogLevel)})))
+	if err := c.checkPlainHTTP(); err != nil {
+		return err
+	}
 	st, err := database.Open(e.ctx, e.cli.DB)
 	if err != nil {
 		return err
@@ -136,6 +145,7 @@ func (c *serveCmd) Run(e *env) error {
 type serveReport struct {
 	URL        string      `json:"url"`                   // the partner API, including /api/partner/v1
 	MetricsURL string      `json:"metrics_url,omitempty"` // with --admin-addr
+	PortalURL  string      `json:"portal_url,omitempty"`  // unless --portal-addr is empty
 	Demo       *demoReport `json:"demo,omitempty"`        // with --demo
 }
 
@@ -144,6 +154,10 @@ type demoReport struct {
 	Partner string `json:"partner"`
 	TestKey string `json:"test_key"`
 	LiveKey string `json:"live_key"`
+	// The demo partner's portal owner and a fresh password, unless the portal is off.
+	PortalURL      string `json:"portal_url,omitempty"`
+	PortalEmail    string `json:"portal_email,omitempty"`
+	PortalPassword string `json:"portal_password,omitempty"`
 }
 
 // server is a configured partner API listener and its background workers.
@@ -155,8 +169,10 @@ type server struct {
 	tlsConfig  *tls.Config       // certificates and client-certificate policy when tls is set
 	metrics    *metrics.Recorder // set by wireSecurity; wireWebhooks may report deliveries to it
 	metricsURL string            // the admin listener's /metrics, with --admin-addr
+	portalURL  string            // the portal, unless --portal-addr is empty
 	demo       *demoReport       // with --demo
 	registry   *prometheus.Registry
+	jobs       *jobs.Runner // periodic jobs, set by wireJobs
 	workers    []func(ctx context.Context)
 	// shutdown stops what the workers run, once the partner listener is shut down;
 	// release then frees what build acquired (listeners, clients), also when build or
@@ -193,7 +209,12 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	c.wireWebhooks(srv, d)
-	c.wireJobs(e, svc, srv)
+	if err := c.wireJobs(e, st, svc, srv); err != nil {
+		return err
+	}
+	if err := c.wirePortal(e, svc, srv); err != nil {
+		return err
+	}
 	srv.handler = httpapi.NewServer(cfg)
 	return nil
 }
@@ -206,13 +227,14 @@ func (s *server) releaseAll() {
 	s.release = nil
 }
 
-// run listens until the context ends, then shuts down gracefully, finishing the
-// requests in flight.
-func (s *server) run(e *env) error {
-	ln := s.ln
-	hs := &http.Server{
-		Handler:           s.handler,
-		TLSConfig:         s.tlsConfig,
+// httpServer is an HTTP server of h with the server's TLS and timeouts (the partner
+// API's listener and the portal's).
+func (s *server) httpServer(e *env, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler: h,
+		// A copy each: serving TLS writes the config's protocols (HTTP/2), and the
+		// partner API and the portal serve at once.
+		TLSConfig:         s.tlsConfig.Clone(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -220,13 +242,30 @@ func (s *server) run(e *env) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(e.logger.Handler(), slog.LevelWarn),
 	}
+}
+
+// run listens until the context ends, then shuts down gracefully, finishing the
+// requests in flight.
+func (s *server) run(e *env) error {
+	ln := s.ln
+	hs := s.httpServer(e, s.handler)
+	httpapi.ConfigureServer(hs) // header limit and OPTIONS * answered in the envelope
 	scheme := "http"
 	if s.tls {
 		scheme = "https"
 	}
 	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), httpapi.Prefix)
-	if err := e.print(serveReport{URL: url, MetricsURL: s.metricsURL, Demo: s.demo}, func(w io.Writer) {
+	if s.demo != nil && s.demo.PortalEmail != "" {
+		s.demo.PortalURL = s.portalURL
+	}
+	if err := e.print(serveReport{URL: url, MetricsURL: s.metricsURL, PortalURL: s.portalURL, Demo: s.demo}, func(w io.Writer) {
 		fmt.Fprintf(w, "Partner API listening on %s\n", url)
+		if s.portalURL != "" {
+			fmt.Fprintf(w, "Partner portal at %s\n", s.portalURL)
+		}
+		if s.demo != nil && s.demo.PortalEmail != "" {
+			fmt.Fprintf(w, "Portal demo owner: %s, password %s\n", s.demo.PortalEmail, s.demo.PortalPassword)
+		}
 	}); err != nil {
 		return err
 	}
@@ -298,7 +337,7 @@ func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 	}
 	demo := &demoReport{Partner: p.Name, TestKey: keys["test"], LiveKey: keys["live"]}
 	if e.cli.JSON {
-		return demo, nil
+		return demo, loadDemoOwner(e, svc, demo)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "Demo partner %q (pricing %s, credit line %s %s), demo catalog loaded.\n", p.Name, p.PricingMode,
@@ -309,5 +348,5 @@ func loadDemo(e *env, svc *booking.Service) (*demoReport, error) {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "Try: curl -s -H 'auth-api-key: %s' %s://%s%s/meta/ping\n", keys["test"], scheme, e.cli.Serve.Addr, httpapi.Prefix)
-	return demo, nil
+	return demo, loadDemoOwner(e, svc, demo)
 }

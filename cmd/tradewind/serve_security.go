@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -20,7 +21,9 @@ import (
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/replay"
 	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store"
 )
 
 // Redis client settings for the rate limiter, which every request waits for: a slow or
@@ -41,16 +44,43 @@ func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *
 	if err := c.wireTLS(srv); err != nil {
 		return err
 	}
-	limiter, err := c.rateLimiter(e, srv)
+	rdb, err := c.redisClient(e, srv)
 	if err != nil {
 		return err
 	}
-	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuards(svc, trust, limiter)...)
+	limiter := c.rateLimiter(e, rdb)
+	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, svc.Store, rdb))...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
 	return c.wireAdmin(e, srv, srv.registry)
+}
+
+// checkPlainHTTP refuses to serve plain HTTP where partners could reach it: the contract
+// says HTTPS only. Plain HTTP is allowed on a loopback address (development, a local
+// proxy), behind --trusted-proxies (a TLS-terminating edge), or with --insecure-plain-http.
+func (c *serveCmd) checkPlainHTTP() error {
+	if c.TLSCert != "" || c.TrustedProxies != "" || c.InsecurePlainHTTP || loopbackAddr(c.Addr) {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve plain HTTP on %s, which is not a loopback address: the partner API is HTTPS only. "+
+		"Serve HTTPS with --tls-cert and --tls-key, name the TLS-terminating proxies in front with --trusted-proxies, "+
+		"or, knowing that keys and bookings then cross the network in clear, pass --insecure-plain-http", c.Addr)
+}
+
+// loopbackAddr reports whether the listen address addr (host:port) accepts connections
+// from this machine only: localhost or a loopback IP. An empty host listens everywhere.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // wireTLS configures HTTPS from --tls-cert and --tls-key and, with --client-ca, asks for
@@ -85,13 +115,11 @@ func (c *serveCmd) wireTLS(srv *server) error {
 	return nil
 }
 
-// rateLimiter returns the partner rate limiter: with --redis, a budget shared through
-// Redis that fails open to this server's memory while Redis is unavailable; else the
-// in-process limiter alone.
-func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
-	local := ratelimit.NewMemory(e.clock.Now)
+// redisClient returns the client of --redis (nil without it), configured with short
+// timeouts: every request waits for it.
+func (c *serveCmd) redisClient(e *env, srv *server) (*redis.Client, error) {
 	if c.Redis == "" {
-		return local, nil
+		return nil, nil
 	}
 	opts, err := redis.ParseURL(c.Redis)
 	if err != nil {
@@ -115,8 +143,30 @@ func (c *serveCmd) rateLimiter(e *env, srv *server) (ratelimit.Limiter, error) {
 	}
 	client := redis.NewClient(opts)
 	srv.release = append(srv.release, func() { _ = client.Close() })
-	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", opts.Addr)
-	return ratelimit.NewFailOpen(ratelimit.NewRedis(client, nil), e.logger, local), nil
+	return client, nil
+}
+
+// rateLimiter returns the partner rate limiter: with Redis, a budget shared through
+// Redis that fails open to this server's memory while Redis is unavailable; else the
+// in-process limiter alone.
+func (c *serveCmd) rateLimiter(e *env, rdb *redis.Client) ratelimit.Limiter {
+	local := ratelimit.NewMemory(e.clock.Now)
+	if rdb == nil {
+		return local
+	}
+	e.logger.Info("rate limits shared through Redis, failing open to per-server limits while it is unavailable", "redis", rdb.Options().Addr)
+	return ratelimit.NewFailOpen(ratelimit.NewRedis(rdb, nil), e.logger, local)
+}
+
+// replayLedger returns where the signatures of state-changing requests are recorded: in
+// Redis, falling back to the database while it is unreachable; else in the database.
+// Either way every server sharing them refuses a replay.
+func (c *serveCmd) replayLedger(e *env, st store.Store, rdb *redis.Client) replay.Ledger {
+	db := replay.NewStore(st, e.clock.Now)
+	if rdb == nil {
+		return db
+	}
+	return replay.WithFallback(replay.NewRedis(rdb, e.clock.Now), db, e.logger, e.clock.Now)
 }
 
 // wireAdmin starts, with --admin-addr, a separate listener serving /metrics.

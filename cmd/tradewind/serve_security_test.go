@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -254,8 +258,8 @@ func TestServeGracefulShutdown(t *testing.T) {
 	s := startServe(t, dsn)
 
 	if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil,
-		map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}); r.status != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("80 KiB of headers: %d, want 431", r.status)
+		map[string]string{"X-Padding": strings.Repeat("x", 80<<10)}); r.status != http.StatusRequestHeaderFieldsTooLarge || r.code != "bad_request" {
+		t.Errorf("80 KiB of headers: %d %s, want 431 in the envelope", r.status, r.body)
 	}
 
 	body := fmt.Sprintf(`{"destination":"Lisbon","check_in":%q,"check_out":%q}`, dayFromNow(10), dayFromNow(12))
@@ -270,7 +274,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{ExpectContinueTimeout: time.Minute}}
 	t.Cleanup(client.CloseIdleConnections)
 	go func() {
-		r, err := secDo(client, "POST", s.base+"/hotels/search", key, pr, map[string]string{"Expect": "100-continue"})
+		r, err := secDo(client, "POST", s.base+"/hotels/search", key, pr, map[string]string{"Expect": "100-continue", "Content-Type": "application/json"})
 		done <- result{r, err}
 	}()
 	if _, err := pw.Write([]byte(body[:10])); err != nil {
@@ -312,5 +316,92 @@ func TestServeGracefulShutdown(t *testing.T) {
 		s.done <- err // for the cleanup's stop
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not return after the last request")
+	}
+}
+
+// TestServePlainHTTPRefused: plain HTTP on an address other machines can reach is refused
+// at start, naming the ways out; loopback, --tls-cert, --trusted-proxies and
+// --insecure-plain-http (or TRADEWIND_INSECURE_PLAIN_HTTP) start.
+func TestServePlainHTTPRefused(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	// serve runs serve with args and env, and returns its error, or nil once it listens.
+	serve := func(env map[string]string, args ...string) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			err := run(ctx, append([]string{"--db", dsn, "serve", "--log-level", "warn"}, args...),
+				func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
+			pw.CloseWithError(err)
+			done <- err
+		}()
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if listening.MatchString(sc.Text()) {
+				go io.Copy(io.Discard, pr)
+				cancel()
+				return <-done
+			}
+		}
+		return <-done
+	}
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.10:0", "myhost.example:0"} {
+		err := serve(nil, "--addr", addr)
+		if err == nil || !strings.Contains(err.Error(), "--tls-cert") || !strings.Contains(err.Error(), "--insecure-plain-http") ||
+			!strings.Contains(err.Error(), "--trusted-proxies") {
+			t.Errorf("plain HTTP on %s: %v, want a refusal naming --tls-cert, --trusted-proxies and --insecure-plain-http", addr, err)
+		}
+	}
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{nil, []string{"--addr", "127.0.0.1:0"}},
+		{nil, []string{"--addr", "localhost:0"}},
+		{nil, []string{"--addr", "0.0.0.0:0", "--insecure-plain-http"}},
+		{map[string]string{"TRADEWIND_INSECURE_PLAIN_HTTP": "true"}, []string{"--addr", "0.0.0.0:0"}},
+		{nil, []string{"--addr", "0.0.0.0:0", "--trusted-proxies", "10.0.0.0/8"}},
+	} {
+		if err := serve(tt.env, tt.args...); err != nil {
+			t.Errorf("serve %v with %v: %v, want it to start", tt.args, tt.env, err)
+		}
+	}
+}
+
+// TestServeReplayRefusedAcrossServers runs two servers on one database, with and without
+// --redis: a signed webhook subscription accepted by one is refused as a replay by the
+// other, as serve wires it.
+func TestServeReplayRefusedAcrossServers(t *testing.T) {
+	t.Parallel()
+	for name, extra := range map[string][]string{
+		"database": nil,
+		"redis":    {"--redis", fmt.Sprintf("redis://%s/14", apitest.RedisAddr())},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dsn := storetest.SQLiteDSN(t)
+			var p struct {
+				SigningSecret string `json:"signing_secret"`
+			}
+			mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
+			var k struct{ Key string }
+			mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+			a, b := startServe(t, dsn, extra...), startServe(t, dsn, extra...)
+
+			body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
+			target := httpapi.Prefix + "/webhooks"
+			ts := time.Now().Unix()
+			h := map[string]string{"Content-Type": "application/json", "X-Partner-Timestamp": strconv.FormatInt(ts, 10),
+				"X-Partner-Signature": security.SignRequest(p.SigningSecret, ts, "POST", target, []byte(body))}
+			if r := secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 201 {
+				t.Fatalf("signed subscription: %d %s", r.status, r.body)
+			}
+			if r := secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 401 ||
+				r.code != "signature_invalid" || !strings.Contains(r.body, "replayed") {
+				t.Errorf("the replay on the other server: %d %s", r.status, r.body)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind/internal/booking"
@@ -12,6 +13,7 @@ import (
 
 // webhookCmd is the operator's view of webhook deliveries.
 type webhookCmd struct {
+	List       webhookListCmd       `cmd:"" help:"List active webhook subscriptions (never their secrets)."`
 	Deliveries webhookDeliveriesCmd `cmd:"" help:"List webhook deliveries, newest first, with their attempts."`
 	Redeliver  webhookRedeliverCmd  `cmd:"" help:"Send an event again to every active subscription that received it."`
 	Pause      webhookPauseCmd      `cmd:"" help:"Pause a subscription: its deliveries wait until it is resumed."`
@@ -165,5 +167,31 @@ func (c *webhookResumeCmd) Run(e *env) error {
 	}
 	return e.print(map[string]any{"id": c.ID, "paused": false, "deliveries": n}, func(w io.Writer) {
 		fmt.Fprintf(w, "Subscription %d is resumed; %d delivery(ies) are due and a running server sends them within a second.\n", c.ID, n)
+	})
+}
+
+type webhookListCmd struct {
+	Partner string `name:"partner" help:"Only this partner's subscriptions."`
+}
+
+func (c *webhookListCmd) Run(e *env) error {
+	st, svc, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := svc.ListAllSubscriptions(e.ctx, c.Partner)
+	if err != nil {
+		return noPartner(err, c.Partner)
+	}
+	return e.print(list, func(w io.Writer) {
+		if len(list) == 0 {
+			fmt.Fprintln(w, "No active webhook subscriptions.")
+			return
+		}
+		fmt.Fprintln(w, "ID\tPARTNER\tURL\tEVENT TYPES\tCREATED")
+		for _, s := range list {
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", s.ID, s.Partner, s.URL, strings.Join(s.EventTypes, ","), s.CreatedAt.Format(time.RFC3339))
+		}
 	})
 }

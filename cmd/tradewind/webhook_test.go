@@ -194,7 +194,7 @@ func TestWebhookPauseResume(t *testing.T) {
 			if out["paused"] != true {
 				t.Errorf("pause --json = %v", out)
 			}
-			got, err := st.SubscriptionGet(context.Background(), sub.ID)
+			got, err := st.SubscriptionGetByID(context.Background(), sub.ID)
 			st.Close()
 			if err != nil || got.PausedAt.IsZero() || got.PauseReason != "operator" {
 				t.Errorf("after pause: %+v %v", got, err)

@@ -80,7 +80,9 @@ func New(tb testing.TB, o storetest.Opener, opts ...Option) *Env {
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	srv := httptest.NewServer(httpapi.NewServer(cfg))
+	srv := httptest.NewUnstartedServer(httpapi.NewServer(cfg))
+	httpapi.ConfigureServer(srv.Config) // as serve does
+	srv.Start()
 	tb.Cleanup(srv.Close)
 	return &Env{TB: tb, DB: o.Name, Store: st, Service: svc, Clock: clock, Server: srv, URL: srv.URL + httpapi.Prefix, Logs: logs, logMu: mu}
 }

@@ -141,7 +141,7 @@ func (s *Service) ListEvents(ctx context.Context, c *Caller, q EventQuery) ([]*E
 		return nil, meta, err
 	}
 	if q.After != "" {
-		after, err := s.Store.EventGet(ctx, q.After)
+		after, err := s.Store.FeedEventGet(ctx, q.After)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (!c.sees(after) || after.CreatedAt.Before(since))) {
 			return nil, meta, cursorExpired()
 		}
@@ -197,7 +197,7 @@ func (s *Service) GetEvent(ctx context.Context, c *Caller, id string) (*EventVie
 	if !eventIDShape.MatchString(id) {
 		return nil, notFound("Event")
 	}
-	e, err := s.Store.EventGet(ctx, id)
+	e, err := s.Store.FeedEventGet(ctx, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Event")
 	}

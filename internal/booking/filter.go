@@ -144,15 +144,10 @@ func parseInstant(v string) (t time.Time, isDate, ok bool) {
 // storeFilter is the store query of f for one partner, today deciding which confirmed
 // bookings are completed.
 func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingFilter {
-	sf := store.BookingFilter{PartnerID: partnerID, Status: f.Status, ProductType: f.ProductType,
+	sf := store.BookingFilter{PartnerID: partnerID, ProductType: f.ProductType,
 		CreatedFrom: f.CreatedFrom, CreatedBefore: f.CreatedBefore, ServiceFrom: f.ServiceFrom, ServiceTo: f.ServiceTo,
 		PartnerReference: f.PartnerReference}
-	switch f.Status {
-	case tradewind.StatusCompleted:
-		sf.Status, sf.EndBefore = tradewind.StatusConfirmed, today
-	case tradewind.StatusConfirmed:
-		sf.EndFrom = today
-	}
+	statusFilter(&sf, string(f.Status), today)
 	if f.Mode != "" {
 		test := f.Mode == tradewind.ModeTest
 		sf.Test = &test

@@ -98,7 +98,7 @@ func (s *Service) ResumeSubscription(ctx context.Context, partnerID, id int64) (
 // ownSubscription returns 404 unless subscription id exists, is not deleted and is
 // partnerID's (any partner's when partnerID is 0).
 func (s *Service) ownSubscription(ctx context.Context, partnerID, id int64) error {
-	sub, err := s.Store.SubscriptionGet(ctx, id)
+	sub, err := s.Store.SubscriptionGetByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (!sub.Active || (partnerID != 0 && sub.PartnerID != partnerID))) {
 		return notFound("Webhook subscription")
 	}

@@ -91,6 +91,12 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if !known {
 		status = http.StatusInternalServerError
 	}
+	writeErrorBody(w, status, te)
+}
+
+// writeErrorBody writes the error envelope of te with status, which is normally its
+// code's (harden answers bad_request with 431 when the header fields are too large).
+func writeErrorBody(w http.ResponseWriter, status int, te *tradewind.Error) {
 	writeJSON(w, status, errorBody{Success: false, Message: truncateText(te.Message, maxMessageBytes), Code: te.Code,
 		Errors: boundedDetails(te.Details)})
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/replay"
 	"github.com/tradewind/tradewind/internal/security"
 )
 
@@ -26,9 +28,16 @@ const (
 )
 
 // PartnerGuards returns the contract checks in the order a request meets them once its
-// key is authenticated: IP allowlist, mutual TLS, request signature, rate limit.
+// key is authenticated: IP allowlist, mutual TLS, request signature (accepted once on a
+// state-changing endpoint, recorded in the database of svc), rate limit.
 func PartnerGuards(svc *booking.Service, trust security.ProxyTrust, limiter ratelimit.Limiter) []Guard {
-	return []Guard{IPAllowlist(trust), MutualTLS(trust), Signature(svc), RateLimit(limiter)}
+	return PartnerGuardsWithLedger(svc, trust, limiter, replay.NewStore(svc.Store, svc.Clock.Now))
+}
+
+// PartnerGuardsWithLedger is PartnerGuards recording signatures in ledger (Redis, with
+// --redis).
+func PartnerGuardsWithLedger(svc *booking.Service, trust security.ProxyTrust, limiter ratelimit.Limiter, ledger replay.Ledger) []Guard {
+	return []Guard{IPAllowlist(trust), MutualTLS(trust), Signature(svc), NoReplay(ledger), RateLimit(limiter)}
 }
 
 // IPAllowlist returns the guard that answers 403 ip_not_allowed when the partner has an
@@ -102,6 +111,40 @@ func Signature(svc *booking.Service) Guard {
 				"%s is not the hex HMAC-SHA256 of \"<timestamp>.<METHOD>.<path, or path and query, as sent>.<raw body>\".", security.HeaderSignature)
 		}
 		return err
+	}
+}
+
+// replayMargin keeps a signature's record this long past its validity window, so that a
+// server whose clock runs behind another's still finds it.
+const replayMargin = time.Minute
+
+// NoReplay returns the guard that accepts a verified signature of a state-changing
+// request (book, cancel, webhook create and delete) once: the same signature seen again
+// while it could still verify is 401 signature_invalid, on every server sharing ledger.
+// It runs after Signature; requests of partners that do not sign, and reads, pass.
+func NoReplay(ledger replay.Ledger) Guard {
+	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
+		if !c.Partner.RequireSignature || infoFrom(r.Context()).effect != stateChanging {
+			return nil
+		}
+		// Signature checked both headers; the record is of the signature's bytes, so
+		// that re-casing the hex does not make a new signature.
+		sig, err := hex.DecodeString(strings.TrimSpace(r.Header.Get(security.HeaderSignature)))
+		ts, tsErr := strconv.ParseInt(strings.TrimSpace(r.Header.Get(security.HeaderTimestamp)), 10, 64)
+		if err != nil || tsErr != nil {
+			return tradewind.Errorf(tradewind.ECodeSignatureInvalid, "%s is not a hex HMAC-SHA256.", security.HeaderSignature)
+		}
+		expires := time.Unix(ts, 0).Add(security.DefaultMaxSkew + replayMargin)
+		first, err := ledger.First(r.Context(), c.Partner.ID, sig, expires)
+		if err != nil {
+			return fmt.Errorf("replay check of partner %d: %w", c.Partner.ID, err)
+		}
+		if !first {
+			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
+				"This %s was already used: the request was replayed. A request that changes state is accepted once per signature; sign every attempt, retries included, afresh with a new %s.",
+				security.HeaderSignature, security.HeaderTimestamp)
+		}
+		return nil
 	}
 }
 

@@ -27,6 +27,7 @@ type requestInfo struct {
 	id        string
 	partnerID int64
 	route     string
+	effect    effect // of the endpoint that matched
 }
 
 type ctxKey struct{}
@@ -163,6 +164,10 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 	if err != nil {
 		return nil, err
 	}
+	if p.Status != tradewind.PartnerActive { // a portal sign-up has no API access until approved
+		s.logger.InfoContext(ctx, "key of a partner that is not active", "key_id", k.ID, "partner_status", p.Status)
+		return nil, errUnauthorized
+	}
 	return &booking.Caller{Partner: p, Key: k}, nil
 }
 
@@ -172,6 +177,7 @@ func (s *Server) authenticated(e endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := infoFrom(r.Context())
 		ri.route = e.method + " " + e.path
+		ri.effect = e.effect
 		res, err := s.serveEndpoint(w, r, e, ri)
 		if err != nil {
 			writeError(w, r, s.logger, limitAuthFailure(w, r, err))
@@ -214,6 +220,9 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 		if err := booking.CheckIdempotencyKey(r.Header.Get(HeaderIdempotencyKey)); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkContentType(r, body); err != nil {
+		return nil, err
 	}
 	if err := s.scenario(w, r, e, c); err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		if len(subs) != 2 || subs[0].PausedAt == nil || subs[0].PauseReason != "failing" || subs[1].PausedAt != nil {
 			t.Errorf("GET /webhooks = %+v", subs)
 		}
-		sub, err := env.Store.SubscriptionGet(ctx, dead.ID)
+		sub, err := env.Store.SubscriptionGetByID(ctx, dead.ID)
 		if err != nil || sub.PausedAt.IsZero() || sub.PauseReason != booking.PauseReasonFailing || !sub.Active {
 			t.Fatalf("paused subscription = %+v, %v", sub, err)
 		}

@@ -11,6 +11,8 @@ import (
 // endpoints lists every route of the partner API, in one place: its scope, the product
 // the key must enable, and whether it requires an Idempotency-Key (checked once, in
 // serveEndpoint). The product endpoints share the generic handlers of products.go.
+// A stateChanging endpoint accepts a request signature once (see NoReplay); the others,
+// the POSTs of search, availability and prebook included, may repeat a signature.
 func (s *Server) endpoints() []endpoint {
 	svc := s.cfg.Service // nil when only the table is read (Routes): handlers are built, not run
 	const (
@@ -42,22 +44,22 @@ func (s *Server) endpoints() []endpoint {
 		// A quote's product is in its body: the service checks it.
 		{method: "POST", path: "/bookings/prebook", scope: avail, h: s.prebook},
 		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, h: s.listBookings},
-		{method: "POST", path: "/bookings", scope: tradewind.ScopeBookingWrite, idempotent: true, h: s.book},
+		{method: "POST", path: "/bookings", scope: tradewind.ScopeBookingWrite, idempotent: true, effect: stateChanging, h: s.book},
 		{method: "GET", path: "/bookings/{reference}", scope: tradewind.ScopeBookingRead, h: s.getBooking},
-		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, h: s.cancel},
+		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, effect: stateChanging, h: s.cancel},
 
 		{method: "GET", path: "/events", scope: tradewind.ScopeBookingRead, h: s.listEvents},
 		{method: "GET", path: "/events/{id}", scope: tradewind.ScopeBookingRead, h: s.getEvent},
 
 		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.listWebhooks},
-		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.createWebhook},
-		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, h: s.deleteWebhook},
+		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
+		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},
 	}
 }
 
 // routes registers the endpoints, the OpenAPI document and its reference page
-// (unauthenticated), and one fallback under the prefix that answers an enveloped 405 for
-// a known path with another method and an enveloped 404 otherwise.
+// (unauthenticated), and one fallback for every other path that answers an enveloped 405
+// for a known path with another method and an enveloped 404 otherwise.
 func (s *Server) routes(mux *http.ServeMux) {
 	known := http.NewServeMux() // every endpoint path, any method
 	registered := map[string]bool{}
@@ -73,13 +75,20 @@ func (s *Server) routes(mux *http.ServeMux) {
 		_, path, _ := strings.Cut(r, " ")
 		known.Handle(Prefix+path, http.NotFoundHandler())
 	}
-	mux.Handle(Prefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	known.Handle("/healthz", http.NotFoundHandler())
+	known.Handle("/readyz", http.NotFoundHandler())
+	fallback := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := known.Handler(r); pattern != "" {
 			writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
 			return
 		}
 		writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeNotFound, "No endpoint %s %s.", r.Method, r.URL.Path))
-	}))
+	})
+	// Every path without a route, the prefix itself included (ServeMux would redirect
+	// it to Prefix+"/"), gets the fallback: nothing is answered outside the envelope.
+	mux.Handle("/", fallback)
+	mux.Handle(Prefix, fallback)
+	mux.Handle(Prefix+"/", fallback)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 }

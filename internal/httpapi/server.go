@@ -72,7 +72,7 @@ func NewServer(cfg Config) *Server {
 	for i := len(cfg.Middleware) - 1; i >= 0; i-- {
 		h = cfg.Middleware[i](h)
 	}
-	s.handler = s.requestID(s.logRequests(s.recoverPanics(h)))
+	s.handler = s.requestID(s.logRequests(s.recoverPanics(s.harden(h))))
 	return s
 }
 
@@ -90,8 +90,18 @@ type endpoint struct {
 	scope        tradewind.Scope       // "" when none is required
 	product      tradewind.ProductType // "" when the endpoint is not one product's
 	idempotent   bool                  // requires a valid Idempotency-Key header
+	effect       effect                // stateChanging: a signature is accepted once
 	h            handlerFunc
 }
+
+// effect tells whether an endpoint changes state, which decides whether a request
+// signature may be used again (decisions.md, "Request signing").
+type effect bool
+
+const (
+	readOnly      effect = false // reads, and the POSTs of search, availability and prebook
+	stateChanging effect = true  // book, cancel, webhook create and delete
+)
 
 // healthz answers when the process is up.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {

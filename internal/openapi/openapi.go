@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -95,6 +96,9 @@ func Register(mux *http.ServeMux) {
 			}
 			w.Header().Set("Content-Type", rt.contentType)
 			w.Header().Set("Cache-Control", "public, max-age=300")
+			if strings.HasPrefix(rt.contentType, "text/html") {
+				w.Header().Set("Content-Security-Policy", ContentSecurityPolicy(body))
+			}
 			_, _ = w.Write(body)
 		})
 	}

@@ -27,8 +27,8 @@ type FeedQuerier interface {
 	// EventFeed returns up to p.Limit sequenced events of the feed after p.After, in
 	// feed order.
 	EventFeed(ctx context.Context, p EventFeedParams) ([]*FeedEvent, error)
-	// EventGet returns one event with its feed position. ErrNotFound.
-	EventGet(ctx context.Context, id string) (*FeedEvent, error)
+	// FeedEventGet returns one event with its feed position. ErrNotFound.
+	FeedEventGet(ctx context.Context, id string) (*FeedEvent, error)
 
 	// SubscriptionsFailing returns the active, unpaused subscriptions that had at least
 	// one delivery attempt and whose every attempt since failingBefore (and since their
@@ -43,8 +43,8 @@ type FeedQuerier interface {
 	// failing (or since it was paused). It returns how many deliveries are due; false
 	// when the subscription was not paused. ErrNotFound for an unknown or deleted one.
 	SubscriptionResume(ctx context.Context, p SubscriptionResumeParams) (int, bool, error)
-	// SubscriptionGet returns a subscription, deleted ones included. ErrNotFound.
-	SubscriptionGet(ctx context.Context, id int64) (*Subscription, error)
+	// SubscriptionGetByID returns any partner's subscription, deleted ones included. ErrNotFound.
+	SubscriptionGetByID(ctx context.Context, id int64) (*Subscription, error)
 
 	// SandboxTimerCreate schedules a sandbox scenario's change of a booking.
 	SandboxTimerCreate(ctx context.Context, t SandboxTimer) error

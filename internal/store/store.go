@@ -87,15 +87,16 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	// The filters of GET /bookings and the portal (booking.BookingFilter).
-	ProductType      tradewind.ProductType
-	Test             *bool     // nil: both modes
-	CreatedFrom      time.Time // created_at ≥ CreatedFrom unless zero
-	CreatedBefore    time.Time // created_at < CreatedBefore unless zero
-	ServiceFrom      string    // end_date ≥ ServiceFrom unless ""
-	ServiceTo        string    // start_date ≤ ServiceTo unless ""
-	PartnerReference string
-	BeforeID         int64 // keyset paging: only ids below it, unless 0
+	// The filters of GET /bookings and of the portal's Bookings page (booking.BookingFilter).
+	ProductType      tradewind.ProductType // "": every product
+	Test             *bool                 // nil: both modes
+	Search           string                // case-insensitive part of the reference, partner reference or guest
+	CreatedFrom      time.Time             // created_at ≥ CreatedFrom unless zero
+	CreatedBefore    time.Time             // created_at < CreatedBefore unless zero
+	ServiceFrom      string                // end_date ≥ ServiceFrom unless "": the service period overlaps
+	ServiceTo        string                // start_date ≤ ServiceTo unless ""
+	PartnerReference string                // exact match unless ""
+	BeforeID         int64                 // keyset paging: only ids below it, unless 0
 	Offset           int
 	Limit            int // 0: no limit
 }
@@ -123,11 +124,15 @@ type Subscription struct {
 	// ("failing" when paused automatically).
 	PausedAt    time.Time
 	PauseReason string
+	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
+	// way); set by SubscriptionGet.
+	NextSecretFrom time.Time
 }
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
+	PortalQuerier // portal.go
 
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
@@ -198,6 +203,14 @@ type Querier interface {
 	// another transaction holds or committed it (PostgreSQL waits for the holder).
 	IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error
 
+	// SignatureRecord records an accepted request signature, in one statement; false when
+	// the partner's signature is recorded already (a replay), even if the record expired
+	// (an expired signature no longer verifies, so the question never arises).
+	SignatureRecord(ctx context.Context, p SignatureRecordParams) (bool, error)
+	// SignatureDeleteExpired deletes up to p.Limit records expired at p.Now and returns
+	// how many it deleted.
+	SignatureDeleteExpired(ctx context.Context, p SignatureDeleteExpiredParams) (int64, error)
+
 	// PrebookCreate inserts p.
 	PrebookCreate(ctx context.Context, p *tradewind.Prebook) error
 	// PrebookGet returns the prebook. ErrNotFound.
@@ -239,4 +252,7 @@ type Querier interface {
 	// that had a delivery of it: a pending delivery is made due, a finished one gets a
 	// new pending delivery. It returns how many are due. ErrNotFound for an unknown event.
 	DeliveryRedeliver(ctx context.Context, p DeliveryRedeliverParams) (int, error)
+
+	// Job leases and retention deletes: maintenance.go.
+	Maintenance
 }

@@ -51,6 +51,10 @@ type ClaimedDelivery struct {
 	SubscriptionID int64
 	URL            string
 	Secret         string
+	// NextSecret, during a secret roll, signs X-Partner-Signature-Next until
+	// NextSecretFrom, and from then on replaces Secret.
+	NextSecret     string
+	NextSecretFrom time.Time
 }
 
 // DeliveryAttemptParams record one attempt of a leased delivery and its next state.
@@ -71,7 +75,10 @@ type DeliveryFilter struct {
 	PartnerID int64  // 0: every partner
 	EventID   string // "": every event
 	Status    string // "": every state
-	Limit     int    // 0: no limit
+	// SubscriptionID: only that subscription's deliveries (0: every one).
+	SubscriptionID int64
+	BeforeID       int64 // keyset paging: only deliveries with a smaller id
+	Limit          int   // 0: no limit
 }
 
 // Delivery is one event's delivery to one subscription.

@@ -110,13 +110,19 @@ func (e *attemptError) Unwrap() error { return e.cause }
 // Deliver POSTs body to rawURL once, signed with secret and timestamped with now, and
 // reports the outcome; only a 2xx answer is a success.
 func (d *Deliverer) Deliver(ctx context.Context, rawURL, secret, eventID, eventType string, body []byte, now time.Time) Attempt {
+	return d.DeliverRolling(ctx, rawURL, secret, "", eventID, eventType, body, now)
+}
+
+// DeliverRolling is Deliver during a secret roll: next, unless empty, also signs the
+// body, in X-Partner-Signature-Next.
+func (d *Deliverer) DeliverRolling(ctx context.Context, rawURL, secret, next, eventID, eventType string, body []byte, now time.Time) Attempt {
 	start := time.Now()
-	a := d.deliver(ctx, rawURL, secret, eventID, eventType, body, now)
+	a := d.deliver(ctx, rawURL, secret, next, eventID, eventType, body, now)
 	a.Duration = time.Since(start)
 	return a
 }
 
-func (d *Deliverer) deliver(ctx context.Context, rawURL, secret, eventID, eventType string, body []byte, now time.Time) Attempt {
+func (d *Deliverer) deliver(ctx context.Context, rawURL, secret, next, eventID, eventType string, body []byte, now time.Time) Attempt {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return Attempt{Err: &attemptError{msg: "invalid url"}}
@@ -142,6 +148,9 @@ func (d *Deliverer) deliver(ctx context.Context, rawURL, secret, eventID, eventT
 	req.Header.Set(client.HeaderEventID, eventID)
 	req.Header.Set(client.HeaderTimestamp, strconv.FormatInt(ts, 10))
 	req.Header.Set(client.HeaderSignature, client.SignWebhook(secret, ts, body))
+	if next != "" {
+		req.Header.Set(client.HeaderSignatureNext, client.SignWebhook(next, ts, body))
+	}
 
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -146,7 +146,20 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // are signed.
 func envelope(e *tradewind.Event, partner string) ([]byte, error) {
 	return json.Marshal(client.WebhookEvent{ID: e.ID, Type: string(e.Type), CreatedAt: e.CreatedAt.UTC().Truncate(time.Second),
-		Partner: partner, Data: e.Data})
+		Partner: partner, Data: e.Data, TestEvent: e.TestEvent})
+}
+
+// signingSecrets are the secrets that sign a delivery at now: during a secret roll the
+// current one (X-Partner-Signature) and the next (X-Partner-Signature-Next); once the
+// roll's time has come, the next alone.
+func signingSecrets(c *store.ClaimedDelivery, now time.Time) (secret, next string) {
+	switch {
+	case c.NextSecret == "":
+		return c.Secret, ""
+	case now.Before(c.NextSecretFrom):
+		return c.Secret, c.NextSecret
+	}
+	return c.NextSecret, ""
 }
 
 // deliver makes one attempt of a claimed delivery and records it with the delivery's
@@ -157,7 +170,8 @@ func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
 	if body, err := envelope(&c.Event, c.PartnerName); err != nil {
 		a = Attempt{Err: errors.New("the event's data is not valid JSON")}
 	} else {
-		a = d.cfg.Deliverer.Deliver(ctx, c.URL, c.Secret, c.Event.ID, string(c.Event.Type), body, start)
+		secret, next := signingSecrets(c, start)
+		a = d.cfg.Deliverer.DeliverRolling(ctx, c.URL, secret, next, c.Event.ID, string(c.Event.Type), body, start)
 	}
 	if a.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: the lease expires and the delivery is sent again

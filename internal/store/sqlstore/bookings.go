@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -64,51 +65,7 @@ func (q *queries) BookingGetByPartnerReference(ctx context.Context, partnerID in
 }
 
 func (q *queries) BookingList(ctx context.Context, f store.BookingFilter) ([]*tradewind.Booking, int, error) {
-	where, args := "1 = 1", []any{}
-	if f.PartnerID != 0 {
-		args = append(args, f.PartnerID)
-		where += " AND partner_id = $1"
-	}
-	if f.Status != "" {
-		args = append(args, f.Status)
-		where += " AND status = " + placeholders(len(args), 1)
-	}
-	if f.EndBefore != "" {
-		args = append(args, f.EndBefore)
-		where += " AND end_date < " + placeholders(len(args), 1)
-	}
-	if f.EndFrom != "" {
-		args = append(args, f.EndFrom)
-		where += " AND end_date >= " + placeholders(len(args), 1)
-	}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where += " AND " + cond + " " + placeholders(len(args), 1)
-	}
-	if f.ProductType != "" {
-		add("product_type =", f.ProductType)
-	}
-	if f.Test != nil {
-		add("test =", *f.Test)
-	}
-	if !f.CreatedFrom.IsZero() {
-		add("created_at >=", ts(f.CreatedFrom))
-	}
-	if !f.CreatedBefore.IsZero() {
-		add("created_at <", ts(f.CreatedBefore))
-	}
-	if f.ServiceFrom != "" {
-		add("end_date >=", f.ServiceFrom)
-	}
-	if f.ServiceTo != "" {
-		add("start_date <=", f.ServiceTo)
-	}
-	if f.PartnerReference != "" {
-		add("partner_reference =", f.PartnerReference)
-	}
-	if f.BeforeID > 0 {
-		add("id <", f.BeforeID)
-	}
+	where, args := bookingWhere(f)
 	var total int
 	if err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, q.interpret(err)
@@ -183,9 +140,9 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	x := indexedOf(e.Data)
-	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, booking_reference, product_type)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), x.Reference, x.ProductType); err != nil {
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType); err != nil {
 		return err
 	}
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
@@ -200,4 +157,68 @@ func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.
 	return q.int64s(ctx, `SELECT DISTINCT partner_id FROM webhook_subscriptions
 		WHERE active AND deleted_at IS NULL AND `+q.d.JSONListHas("event_types", "$1")+`
 		ORDER BY partner_id`, eventType)
+}
+
+// bookingWhere is the condition selecting the bookings of f, with its arguments.
+func bookingWhere(f store.BookingFilter) (string, []any) {
+	where, args := "1 = 1", []any{}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where += " AND " + strings.ReplaceAll(cond, "?", placeholders(len(args), 1))
+	}
+	if f.PartnerID != 0 {
+		add("partner_id = ?", f.PartnerID)
+	}
+	if f.Status != "" {
+		add("status = ?", f.Status)
+	}
+	if f.EndBefore != "" {
+		add("end_date < ?", f.EndBefore)
+	}
+	if f.EndFrom != "" {
+		add("end_date >= ?", f.EndFrom)
+	}
+	if f.Test != nil {
+		add("test = ?", *f.Test)
+	}
+	if f.ProductType != "" {
+		add("product_type = ?", string(f.ProductType))
+	}
+	if f.Search != "" {
+		pattern := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
+		add(`(LOWER(reference) LIKE ? ESCAPE '\' OR LOWER(COALESCE(partner_reference, '')) LIKE ? ESCAPE '\'
+			OR LOWER(guest) LIKE ? ESCAPE '\')`, pattern)
+	}
+	if !f.CreatedFrom.IsZero() {
+		add("created_at >= ?", ts(f.CreatedFrom))
+	}
+	if !f.CreatedBefore.IsZero() {
+		add("created_at < ?", ts(f.CreatedBefore))
+	}
+	if f.ServiceFrom != "" {
+		add("end_date >= ?", f.ServiceFrom)
+	}
+	if f.ServiceTo != "" {
+		add("start_date <= ?", f.ServiceTo)
+	}
+	if f.PartnerReference != "" {
+		add("partner_reference = ?", f.PartnerReference)
+	}
+	if f.BeforeID != 0 {
+		add("id < ?", f.BeforeID)
+	}
+	return where, args
+}
+
+// likeEscape escapes the LIKE wildcards of s with a backslash.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+func (q *queries) BookingCount(ctx context.Context, f store.BookingFilter) (int, error) {
+	f.BeforeID = 0
+	where, args := bookingWhere(f)
+	var n int
+	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM bookings WHERE `+where, args...).Scan(&n)
+	return n, q.interpret(err)
 }

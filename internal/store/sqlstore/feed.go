@@ -104,7 +104,7 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 	return out, rows.Err()
 }
 
-func (q *queries) EventGet(ctx context.Context, id string) (*store.FeedEvent, error) {
+func (q *queries) FeedEventGet(ctx context.Context, id string) (*store.FeedEvent, error) {
 	e, err := scanFeedEvent(q.db.QueryRowContext(ctx, `SELECT `+feedEventColumns+` FROM events e WHERE e.id = $1`, id))
 	return e, q.interpret(err)
 }
@@ -222,7 +222,7 @@ func (q *queries) SubscriptionResume(ctx context.Context, p store.SubscriptionRe
 	return int(due + added), true, nil
 }
 
-func (q *queries) SubscriptionGet(ctx context.Context, id int64) (*store.Subscription, error) {
+func (q *queries) SubscriptionGetByID(ctx context.Context, id int64) (*store.Subscription, error) {
 	s, err := scanSubscription(q.db.QueryRowContext(ctx, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions WHERE id = $1`, id))
 	return s, q.interpret(err)
 }

@@ -13,7 +13,7 @@ import (
 
 const partnerColumns = `id, name, pricing_mode, markup_bp, currency, credit_limit, credit_used, blocked,
 	rate_limit, allow_ips, require_mtls, cert_fingerprints, require_signature, signing_secret,
-	prev_signing_secret, prev_secret_until, created_at`
+	prev_signing_secret, prev_secret_until, status, status_reason, require_two_factor, created_at`
 
 func scanPartner(row interface{ Scan(...any) error }) (*tradewind.Partner, error) {
 	var p tradewind.Partner
@@ -21,7 +21,7 @@ func scanPartner(row interface{ Scan(...any) error }) (*tradewind.Partner, error
 	var prevUntil sql.NullTime
 	err := row.Scan(&p.ID, &p.Name, &p.PricingMode, &p.MarkupBP, &p.Currency, &p.CreditLimit, &p.CreditUsed,
 		&p.Blocked, &p.RateLimit, &allow, &p.RequireMTLS, &pins, &p.RequireSignature, &p.SigningSecret,
-		&p.PrevSigningSecret, &prevUntil, &p.CreatedAt)
+		&p.PrevSigningSecret, &prevUntil, &p.Status, &p.StatusReason, &p.RequireTwoFactor, &p.CreatedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -63,22 +63,23 @@ func decodeList[S ~string](column, s string) ([]S, error) {
 func (q *queries) PartnerCreate(ctx context.Context, p *tradewind.Partner) error {
 	err := q.db.QueryRowContext(ctx, `INSERT INTO partners (name, pricing_mode, markup_bp, currency, credit_limit,
 		blocked, rate_limit, allow_ips, require_mtls, cert_fingerprints, require_signature, signing_secret,
-		prev_signing_secret, prev_secret_until, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
+		prev_signing_secret, prev_secret_until, created_at, status, status_reason, require_two_factor)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`,
 		p.Name, p.PricingMode, p.MarkupBP, p.Currency, p.CreditLimit, p.Blocked, p.RateLimit, jsonList(p.AllowIPs),
 		p.RequireMTLS, jsonList(p.CertFingerprints), p.RequireSignature, p.SigningSecret, p.PrevSigningSecret,
-		ts(p.PrevSecretUntil), ts(p.CreatedAt)).Scan(&p.ID)
+		ts(p.PrevSecretUntil), ts(p.CreatedAt), partnerStatus(p), p.StatusReason, p.RequireTwoFactor).Scan(&p.ID)
 	return q.interpret(err)
 }
 
 func (q *queries) PartnerUpdate(ctx context.Context, p *tradewind.Partner) error {
 	n, err := q.exec(ctx, `UPDATE partners SET pricing_mode = $2, markup_bp = $3, currency = $4, credit_limit = $5,
 		blocked = $6, rate_limit = $7, allow_ips = $8, require_mtls = $9, cert_fingerprints = $10,
-		require_signature = $11, signing_secret = $12, prev_signing_secret = $13, prev_secret_until = $14
+		require_signature = $11, signing_secret = $12, prev_signing_secret = $13, prev_secret_until = $14,
+		status = $15, status_reason = $16, require_two_factor = $17
 		WHERE id = $1`,
 		p.ID, p.PricingMode, p.MarkupBP, p.Currency, p.CreditLimit, p.Blocked, p.RateLimit, jsonList(p.AllowIPs),
 		p.RequireMTLS, jsonList(p.CertFingerprints), p.RequireSignature, p.SigningSecret, p.PrevSigningSecret,
-		ts(p.PrevSecretUntil))
+		ts(p.PrevSecretUntil), partnerStatus(p), p.StatusReason, p.RequireTwoFactor)
 	if err != nil {
 		return err
 	}
@@ -86,6 +87,14 @@ func (q *queries) PartnerUpdate(ctx context.Context, p *tradewind.Partner) error
 		return q.interpret(sql.ErrNoRows)
 	}
 	return nil
+}
+
+// partnerStatus is p's status; a partner created without one is active (the operator's).
+func partnerStatus(p *tradewind.Partner) string {
+	if p.Status == "" {
+		p.Status = tradewind.PartnerActive
+	}
+	return p.Status
 }
 
 func (q *queries) PartnerGetByID(ctx context.Context, id int64) (*tradewind.Partner, error) {

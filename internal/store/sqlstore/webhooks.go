@@ -119,7 +119,7 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 		args[i] = id
 	}
 	rows, err := q.db.QueryContext(ctx, `SELECT d.id, d.attempts, d.subscription_id, e.id, e.partner_id, e.type, e.data,
-		e.created_at, p.name, s.url, s.secret
+		e.created_at, e.test_event, p.name, s.url, s.secret, s.next_secret, s.next_secret_from
 		FROM webhook_deliveries d
 		JOIN events e ON e.id = d.event_id
 		JOIN webhook_subscriptions s ON s.id = d.subscription_id
@@ -133,10 +133,12 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 	for rows.Next() {
 		c := store.ClaimedDelivery{ClaimToken: token}
 		var data string
+		var nextFrom sql.NullTime
 		if err := rows.Scan(&c.ID, &c.Attempts, &c.SubscriptionID, &c.Event.ID, &c.Event.PartnerID, &c.Event.Type, &data,
-			&c.Event.CreatedAt, &c.PartnerName, &c.URL, &c.Secret); err != nil {
+			&c.Event.CreatedAt, &c.Event.TestEvent, &c.PartnerName, &c.URL, &c.Secret, &c.NextSecret, &nextFrom); err != nil {
 			return nil, err
 		}
+		c.NextSecretFrom = fromNull(nextFrom)
 		c.Event.Data, c.Event.CreatedAt = []byte(data), c.Event.CreatedAt.UTC()
 		out = append(out, &c)
 	}
@@ -177,6 +179,12 @@ func (q *queries) DeliveryList(ctx context.Context, f store.DeliveryFilter) ([]*
 	}
 	if f.Status != "" {
 		add("d.status =", f.Status)
+	}
+	if f.SubscriptionID != 0 {
+		add("d.subscription_id =", f.SubscriptionID)
+	}
+	if f.BeforeID != 0 {
+		add("d.id <", f.BeforeID)
 	}
 	query := `SELECT d.id, d.event_id, e.type, e.partner_id, d.subscription_id, s.url, d.status, d.attempts,
 		d.next_attempt_at, d.last_error, d.created_at, d.updated_at

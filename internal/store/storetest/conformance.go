@@ -40,6 +40,25 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"EventFeed":         exerciseEventFeed,
 		"SubscriptionPause": exerciseSubscriptionPause,
 		"SandboxTimers":     exerciseSandboxTimers,
+		// Replay records of request signatures: replays.go.
+		"SignatureReplays": exerciseSignatureReplays,
+		// Job leases and retention deletes: maintenance.go.
+		"JobLeases":          exerciseJobLeases,
+		"EventPrune":         exerciseEventPrune,
+		"SubscriptionPrune":  exerciseSubscriptionPrune,
+		"PrebookPrune":       exercisePrebookPrune,
+		"IdempotencyPrune":   exerciseIdempotencyPrune,
+		"SigningSecretPrune": exerciseSigningSecretPrune,
+		// The portal: portal.go.
+		"PartnerStatus":        exercisePartnerStatus,
+		"PortalUsers":          exercisePortalUsers,
+		"PortalSessions":       exercisePortalSessions,
+		"PortalInvitations":    exercisePortalInvitations,
+		"Throttle":             exerciseThrottle,
+		"Audit":                exerciseAudit,
+		"CreditLedger":         exerciseCreditLedger,
+		"PortalBookingFilters": exercisePortalBookingFilters,
+		"PortalEvents":         exercisePortalEvents,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {

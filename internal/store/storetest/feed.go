@@ -138,7 +138,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 	if got := feed(base); got != e0+" "+e2+" "+e5 {
 		t.Errorf("feed = %s", got)
 	}
-	first, err := s.EventGet(ctx, e2)
+	first, err := s.FeedEventGet(ctx, e2)
 	if err != nil || first.Seq == 0 || first.PartnerID != store.FeedPartnerID || string(first.Data) != `{"product_type":"hotel","item_id":1}` {
 		t.Fatalf("EventGet = %+v, %v", first, err)
 	}
@@ -163,7 +163,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 			t.Errorf("%s: %s, want %s", name, got, c.want)
 		}
 	}
-	if _, err := s.EventGet(ctx, "evt_none"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.FeedEventGet(ctx, "evt_none"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("EventGet(unknown) = %v", err)
 	}
 }
@@ -218,7 +218,7 @@ func exerciseSubscriptionPause(t *testing.T, s store.Store) {
 	if failing, _ := s.SubscriptionsFailing(ctx, now.Add(30*time.Minute)); len(failing) != 0 {
 		t.Errorf("a paused subscription is listed as failing: %+v", failing)
 	}
-	got, err := s.SubscriptionGet(ctx, dead.ID)
+	got, err := s.SubscriptionGetByID(ctx, dead.ID)
 	if err != nil || got.PausedAt.IsZero() || got.PauseReason != "failing" {
 		t.Errorf("SubscriptionGet = %+v, %v", got, err)
 	}
@@ -254,7 +254,7 @@ func exerciseSubscriptionPause(t *testing.T, s store.Store) {
 	if err != nil || resumed {
 		t.Errorf("resume of an active subscription = %v, %v", resumed, err)
 	}
-	if _, err := s.SubscriptionGet(ctx, 999999); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.SubscriptionGetByID(ctx, 999999); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("SubscriptionGet(unknown) = %v", err)
 	}
 }

@@ -1,9 +1,9 @@
 -- +goose Up
 -- Booking filters of GET /bookings and the portal: one index per filter, each led by
--- the partner (partner_reference already has its unique index).
+-- the partner (partner_reference already has its unique index, mode has
+-- bookings_partner_test of 00005).
 CREATE INDEX bookings_partner_status ON bookings(partner_id, status, id);
 CREATE INDEX bookings_partner_product ON bookings(partner_id, product_type, id);
-CREATE INDEX bookings_partner_test ON bookings(partner_id, test, id);
 CREATE INDEX bookings_partner_created_at ON bookings(partner_id, created_at);
 CREATE INDEX bookings_partner_service ON bookings(partner_id, start_date, end_date);
 
@@ -33,7 +33,7 @@ INSERT INTO event_sequence (id, last) VALUES (1, 0);
 ALTER TABLE webhook_subscriptions ADD COLUMN paused_at TIMESTAMPTZ;
 ALTER TABLE webhook_subscriptions ADD COLUMN pause_reason TEXT NOT NULL DEFAULT '';
 ALTER TABLE webhook_subscriptions ADD COLUMN failing_since TIMESTAMPTZ;
-CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, status);
+CREATE INDEX webhook_deliveries_subscription_status ON webhook_deliveries(subscription_id, status);
 
 -- Sandbox scenarios (on_request; confirm_after=30): the change each test booking is due
 -- for, written with the booking and carried out by a periodic job.
@@ -46,7 +46,7 @@ CREATE INDEX sandbox_timers_due ON sandbox_timers(due_at);
 
 -- +goose Down
 DROP TABLE sandbox_timers;
-DROP INDEX webhook_deliveries_subscription;
+DROP INDEX webhook_deliveries_subscription_status;
 ALTER TABLE webhook_subscriptions DROP COLUMN failing_since;
 ALTER TABLE webhook_subscriptions DROP COLUMN pause_reason;
 ALTER TABLE webhook_subscriptions DROP COLUMN paused_at;
@@ -61,6 +61,5 @@ ALTER TABLE events DROP COLUMN inserted;
 ALTER TABLE events DROP COLUMN seq;
 DROP INDEX bookings_partner_service;
 DROP INDEX bookings_partner_created_at;
-DROP INDEX bookings_partner_test;
 DROP INDEX bookings_partner_product;
 DROP INDEX bookings_partner_status;

@@ -1,0 +1,109 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Retention is how long each table that grows with traffic keeps its rows; docs/
+// operations.md states the same to operators. A zero duration keeps rows forever.
+type Retention struct {
+	Events        time.Duration // events, with their deliveries and attempts, once no delivery is pending
+	Subscriptions time.Duration // deleted webhook subscriptions, once no delivery refers to them
+	Prebooks      time.Duration // prebooks, counted from their expiry
+	Idempotency   time.Duration // idempotency records
+	// SigningSecrets is how long a rotated request-signing secret is kept after its
+	// overlap ended (it verifies nothing any more).
+	SigningSecrets time.Duration
+	// SignatureReplays is how long a request-signature replay record is kept after it
+	// expired (a signature past its window no longer verifies, so the record guards nothing).
+	SignatureReplays time.Duration
+}
+
+// DefaultRetention is the documented retention.
+var DefaultRetention = Retention{
+	Events:           30 * 24 * time.Hour,
+	Subscriptions:    30 * 24 * time.Hour,
+	Prebooks:         24 * time.Hour,
+	Idempotency:      7 * 24 * time.Hour,
+	SigningSecrets:   time.Hour,
+	SignatureReplays: time.Minute,
+}
+
+// Retention deletes run in batches of BatchSize rows, one transaction each, so that no
+// statement holds locks for long; a run stops after MaxBatches and the next run goes on.
+const (
+	BatchSize  = 1000
+	MaxBatches = 100
+)
+
+// RetentionInterval is how often each retention job runs.
+const RetentionInterval = 10 * time.Minute
+
+// RetentionConfig configures RetentionJobs.
+type RetentionConfig struct {
+	Store     store.Store
+	Clock     tradewind.Clock
+	Retention Retention
+	Interval  time.Duration // 0: RetentionInterval
+	BatchSize int           // 0: BatchSize
+	// Deleted, when set, is told how many rows each run of a job deleted.
+	Deleted func(job string, n int)
+}
+
+// RetentionJobs returns one job per table, named "retention.TABLE".
+func RetentionJobs(c RetentionConfig) []Job {
+	if c.Clock == nil {
+		c.Clock = tradewind.SystemClock{}
+	}
+	if c.Interval <= 0 {
+		c.Interval = RetentionInterval
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = BatchSize
+	}
+	type prune func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error)
+	var out []Job
+	add := func(name string, keep time.Duration, fn prune) {
+		if keep <= 0 {
+			return
+		}
+		out = append(out, Job{Name: "retention." + name, Interval: c.Interval, Run: func(ctx context.Context) error {
+			before := c.Clock.Now().Add(-keep)
+			total := 0
+			defer func() {
+				if c.Deleted != nil {
+					c.Deleted("retention."+name, total)
+				}
+			}()
+			for range MaxBatches {
+				var n int
+				err := c.Store.InTx(ctx, func(q store.Querier) (err error) {
+					n, err = fn(q, ctx, store.PruneParams{Before: before, Limit: c.BatchSize})
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				if total += n; n < c.BatchSize || ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+			return nil
+		}})
+	}
+	r := c.Retention
+	add("events", r.Events, store.Querier.EventPrune)
+	add("subscriptions", r.Subscriptions, store.Querier.SubscriptionPrune)
+	add("prebooks", r.Prebooks, store.Querier.PrebookPrune)
+	add("idempotency", r.Idempotency, store.Querier.IdempotencyPrune)
+	add("signing_secrets", r.SigningSecrets, store.Querier.SigningSecretPrune)
+	add("signature_replays", r.SignatureReplays, func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error) {
+		n, err := q.SignatureDeleteExpired(ctx, store.SignatureDeleteExpiredParams{Now: p.Before, Limit: p.Limit})
+		return int(n), err
+	})
+	return out
+}

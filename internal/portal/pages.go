@@ -1,0 +1,326 @@
+package portal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Mode is the test/live switch: "live" unless "test".
+func Mode(raw string) tradewind.Mode {
+	if raw == string(tradewind.ModeTest) {
+		return tradewind.ModeTest
+	}
+	return tradewind.ModeLive
+}
+
+// Overview is the first page's figures.
+type Overview struct {
+	Partner         *tradewind.Partner
+	Bookings24h     int
+	Bookings30d     int
+	PendingBookings int
+	FailingHooks    []*store.Subscription // endpoints with a failed delivery in the last 24 hours
+}
+
+// Overview gathers the Overview page for the member's partner in mode.
+func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) (*Overview, error) {
+	p, err := s.store.PartnerGetByID(ctx, m.Partner.ID) // fresh credit figures
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	test := mode == tradewind.ModeTest
+	o := &Overview{Partner: p}
+	for _, c := range []struct {
+		into *int
+		f    store.BookingFilter
+	}{
+		{&o.Bookings24h, store.BookingFilter{PartnerID: p.ID, Test: &test, CreatedFrom: now.Add(-24 * time.Hour)}},
+		{&o.Bookings30d, store.BookingFilter{PartnerID: p.ID, Test: &test, CreatedFrom: now.AddDate(0, 0, -30)}},
+		{&o.PendingBookings, store.BookingFilter{PartnerID: p.ID, Test: &test, Status: tradewind.StatusPending}},
+	} {
+		if *c.into, err = s.store.BookingCount(ctx, c.f); err != nil {
+			return nil, err
+		}
+	}
+	onRequest, err := s.store.BookingCount(ctx, store.BookingFilter{PartnerID: p.ID, Test: &test, Status: tradewind.StatusOnRequest})
+	if err != nil {
+		return nil, err
+	}
+	o.PendingBookings += onRequest
+	failed, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, Status: store.DeliveryFailed, Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int64]bool{}
+	for _, d := range failed {
+		if d.UpdatedAt.Before(now.Add(-24*time.Hour)) || seen[d.SubscriptionID] {
+			continue
+		}
+		seen[d.SubscriptionID] = true
+		if sub, err := s.store.SubscriptionGet(ctx, p.ID, d.SubscriptionID); err == nil {
+			o.FailingHooks = append(o.FailingHooks, sub)
+		}
+	}
+	return o, nil
+}
+
+// Bookings returns a page of the member's bookings matching q (keyset paging: next is
+// the cursor of the following page, 0 on the last one).
+func (s *Service) Bookings(ctx context.Context, m *Member, q booking.BookingQuery) (list []*tradewind.Booking, next int64, err error) {
+	if q.Limit <= 0 || q.Limit > PageSize {
+		q.Limit = PageSize
+	}
+	want := q.Limit
+	q.Limit++ // one more tells whether a next page exists
+	f, err := s.booking.Filter(m.Partner.ID, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	list, _, err = s.store.BookingList(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(list) > want {
+		list = list[:want]
+		next = list[want-1].ID
+	}
+	return list, next, nil
+}
+
+// ExportLimit bounds a CSV export.
+const ExportLimit = 10000
+
+// ExportBookings returns up to ExportLimit of the member's bookings matching q.
+func (s *Service) ExportBookings(ctx context.Context, m *Member, q booking.BookingQuery) ([]*tradewind.Booking, error) {
+	q.Limit, q.BeforeID = ExportLimit, 0
+	f, err := s.booking.Filter(m.Partner.ID, q)
+	if err != nil {
+		return nil, err
+	}
+	list, _, err := s.store.BookingList(ctx, f)
+	return list, err
+}
+
+// BookingDetail is a booking's page: the booking, its events (the timeline) and the
+// webhook deliveries they caused, each with its attempts.
+type BookingDetail struct {
+	Booking    *tradewind.Booking
+	Events     []*store.EventRow
+	Deliveries []*DeliveryDetail
+}
+
+// DeliveryDetail is a delivery with every attempt.
+type DeliveryDetail struct {
+	*store.Delivery
+	Attempts []*store.DeliveryAttempt
+}
+
+// Booking returns the member's booking. 404 when absent or another partner's.
+func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*BookingDetail, error) {
+	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, reference)
+	if err != nil || b.PartnerID != m.Partner.ID {
+		return nil, notFound("Booking")
+	}
+	events, err := s.store.EventListByBooking(ctx, m.Partner.ID, b.Reference)
+	if err != nil {
+		return nil, err
+	}
+	d := &BookingDetail{Booking: b}
+	for _, e := range events {
+		var data struct {
+			Reference string `json:"reference"`
+		}
+		if json.Unmarshal(e.Data, &data) != nil || data.Reference != b.Reference {
+			continue
+		}
+		d.Events = append(d.Events, e)
+		ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, EventID: e.ID, Limit: PageSize})
+		if err != nil {
+			return nil, err
+		}
+		withAttempts, err := s.attempts(ctx, ds)
+		if err != nil {
+			return nil, err
+		}
+		d.Deliveries = append(d.Deliveries, withAttempts...)
+	}
+	return d, nil
+}
+
+func (s *Service) attempts(ctx context.Context, ds []*store.Delivery) ([]*DeliveryDetail, error) {
+	ids := make([]int64, len(ds))
+	out := make([]*DeliveryDetail, len(ds))
+	byID := map[int64]*DeliveryDetail{}
+	for i, d := range ds {
+		ids[i] = d.ID
+		out[i] = &DeliveryDetail{Delivery: d}
+		byID[d.ID] = out[i]
+	}
+	as, err := s.store.AttemptList(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range as {
+		byID[a.DeliveryID].Attempts = append(byID[a.DeliveryID].Attempts, a)
+	}
+	return out, nil
+}
+
+// CancelBooking cancels the member's booking through the API's one cancel: the same
+// rules, inventory and credit released, booking.cancelled emitted; and audits it.
+func (s *Service) CancelBooking(ctx context.Context, m *Member, reference, addr string) error {
+	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, reference)
+	if err != nil || b.PartnerID != m.Partner.ID {
+		return notFound("Booking")
+	}
+	mode := tradewind.ModeLive
+	if b.Test {
+		mode = tradewind.ModeTest
+	}
+	if _, err := s.booking.Cancel(ctx, booking.PortalCaller(m.Partner, mode), reference, ""); err != nil {
+		return err
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "booking.cancelled", reference, addr)
+	return nil
+}
+
+// Ledger returns a page of the member's credit ledger before cursor.
+func (s *Service) Ledger(ctx context.Context, m *Member, before store.LedgerCursor) ([]*store.LedgerEntry, error) {
+	return s.store.CreditLedger(ctx, store.LedgerQuery{PartnerID: m.Partner.ID, Before: before, Limit: PageSize})
+}
+
+// Keys returns the member's partner's API keys (never their secrets, which are not stored).
+func (s *Service) Keys(ctx context.Context, m *Member) ([]*tradewind.APIKey, error) {
+	return s.store.KeyListByPartner(ctx, m.Partner.ID)
+}
+
+// Subscriptions returns the partner's active webhook subscriptions.
+func (s *Service) Subscriptions(ctx context.Context, m *Member) ([]*store.Subscription, error) {
+	return s.store.SubscriptionList(ctx, m.Partner.ID)
+}
+
+// CreateSubscription subscribes a url with the API's rules; the secret is in the
+// result, shown once.
+func (s *Service) CreateSubscription(ctx context.Context, m *Member, url string, types []string, addr string) (*booking.SubscriptionView, error) {
+	v, err := s.booking.CreateSubscription(ctx, booking.PortalCaller(m.Partner, tradewind.ModeLive),
+		&booking.SubscriptionRequest{URL: url, EventTypes: types})
+	if err != nil {
+		return nil, err
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.created", url, addr)
+	return v, nil
+}
+
+// DeleteSubscription deletes the partner's subscription with the API's rules.
+func (s *Service) DeleteSubscription(ctx context.Context, m *Member, id int64, addr string) error {
+	if err := s.booking.DeleteSubscription(ctx, booking.PortalCaller(m.Partner, tradewind.ModeLive), id); err != nil {
+		return err
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.deleted", "", addr)
+	return nil
+}
+
+// SubscriptionDeliveries is a subscription's page: it and a page of its deliveries.
+type SubscriptionDeliveries struct {
+	Subscription *store.Subscription
+	Deliveries   []*DeliveryDetail
+	Next         int64 // cursor of the next page, 0 on the last
+}
+
+// Deliveries returns the partner's subscription with a page of its deliveries older
+// than beforeID (0: newest). 404 for another partner's subscription.
+func (s *Service) Deliveries(ctx context.Context, m *Member, subID, beforeID int64) (*SubscriptionDeliveries, error) {
+	sub, err := s.store.SubscriptionGet(ctx, m.Partner.ID, subID)
+	if err != nil {
+		return nil, mapNotFound(err, "Webhook subscription")
+	}
+	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID,
+		BeforeID: beforeID, Limit: PageSize + 1})
+	if err != nil {
+		return nil, err
+	}
+	out := &SubscriptionDeliveries{Subscription: sub}
+	if len(ds) > PageSize {
+		ds = ds[:PageSize]
+		out.Next = ds[PageSize-1].ID
+	}
+	if out.Deliveries, err = s.attempts(ctx, ds); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Redeliver makes the partner's event due again for every subscription that had it.
+// 404 for another partner's event.
+func (s *Service) Redeliver(ctx context.Context, m *Member, eventID, addr string) (int, error) {
+	if len(eventID) > 64 {
+		return 0, notFound("Event")
+	}
+	if _, err := s.store.EventGet(ctx, m.Partner.ID, eventID); err != nil {
+		return 0, mapNotFound(err, "Event")
+	}
+	n, err := s.store.DeliveryRedeliver(ctx, store.DeliveryRedeliverParams{EventID: eventID, Now: s.now()})
+	if err != nil {
+		return 0, mapNotFound(err, "Event")
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.redelivered", eventID, addr)
+	return n, nil
+}
+
+// testEventData are the sample payloads of "Send test event", shaped as the real ones.
+var testEventData = map[tradewind.EventType]map[string]any{
+	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
+	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel", "reason": "cancelled_by_partner"},
+	tradewind.EventAvailabilityChanged: {"product_type": "hotel", "item_id": 1001, "start": "2030-01-01", "end": "2030-01-02"},
+}
+
+// SendTestEvent sends a sample event of eventType to the partner's subscription only;
+// its envelope carries "test_event": true. It returns the event's id.
+func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eventType, addr string) (string, error) {
+	data, ok := testEventData[tradewind.EventType(eventType)]
+	if !ok {
+		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return "", err
+	}
+	e := &tradewind.Event{ID: booking.NewEventID(), PartnerID: m.Partner.ID, Type: tradewind.EventType(eventType), Data: raw, CreatedAt: s.now()}
+	err = s.store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) })
+	if err != nil {
+		return "", mapNotFound(err, "Webhook subscription")
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.test_event", eventType+" "+e.ID, addr)
+	return e.ID, nil
+}
+
+// SecretOverlap is how long a rolled webhook secret signs beside the old one.
+const SecretOverlap = 24 * time.Hour
+
+// RollSecret gives the partner's subscription a new secret, returned once: for
+// SecretOverlap every delivery carries X-Partner-Signature made with the old secret and
+// X-Partner-Signature-Next made with the new one; then the new one alone signs
+// X-Partner-Signature. 404 for another partner's subscription.
+func (s *Service) RollSecret(ctx context.Context, m *Member, subID int64, addr string) (string, time.Time, error) {
+	secret, err := security.GenerateSecret(security.SecretPrefixWebhook)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	now := s.now()
+	from := now.Add(SecretOverlap)
+	if err := s.store.SubscriptionRollSecret(ctx, m.Partner.ID, subID, secret, now, from); err != nil {
+		return "", time.Time{}, mapNotFound(err, "Webhook subscription")
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.secret_rolled", fmt.Sprint(subID), addr)
+	return secret, from, nil
+}

@@ -1,0 +1,211 @@
+package portal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Two-factor sign-in: TOTP (RFC 6238: 6 digits, 30 s, SHA-1, one step of clock skew
+// either way), with ten one-time recovery codes shown once, stored hashed.
+
+var totpOpts = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+
+// RecoveryCodeCount is how many recovery codes an enrolment gives.
+const RecoveryCodeCount = 10
+
+// challengeTTL is how long the second step of a sign-in may wait.
+const challengeTTL = 5 * time.Minute
+
+// Enrolment is a TOTP secret offered to a member, not yet confirmed.
+type Enrolment struct {
+	Secret string // base32, to type into an authenticator app
+	URL    string // otpauth:// URL, for apps that read it
+}
+
+// NewEnrolment offers the member a new TOTP secret.
+func (s *Service) NewEnrolment(m *Member) (*Enrolment, error) {
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: "Tradewind", AccountName: m.User.Email, Period: 30,
+		Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		return nil, err
+	}
+	return &Enrolment{Secret: key.Secret(), URL: key.URL()}, nil
+}
+
+// validSecret reports whether secret is a base32 TOTP secret of a usable length.
+func validSecret(secret string) bool {
+	b, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ToUpper(secret))
+	return err == nil && len(b) >= 10 && len(b) <= 64
+}
+
+func (s *Service) codeValid(secret, code string) bool {
+	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
+	ok, err := totp.ValidateCustom(code, secret, s.now(), totpOpts)
+	return err == nil && ok
+}
+
+// EnableTwoFactor confirms an enrolment with a code from the app: the secret is saved,
+// the member's other sessions end, and ten recovery codes are returned, shown once.
+func (s *Service) EnableTwoFactor(ctx context.Context, m *Member, secret, code, addr string) ([]string, error) {
+	if !validSecret(secret) {
+		return nil, invalid("secret: start the enrolment again")
+	}
+	if !s.codeValid(secret, code) {
+		return nil, invalid("code: wrong; enter the 6 digits your app shows now")
+	}
+	codes, hashes := newRecoveryCodes()
+	m.User.TOTPSecret, m.User.RecoveryCodes, m.User.UpdatedAt = secret, hashes, s.now()
+	if err := s.store.PortalUserUpdate(ctx, m.User); err != nil {
+		return nil, err
+	}
+	if err := s.store.PortalSessionDeleteUser(ctx, m.User.ID, m.Session.ID); err != nil {
+		return nil, err
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "two_factor.enabled", "", addr)
+	return codes, nil
+}
+
+// DisableTwoFactor turns two-factor sign-in off after checking the password; refused
+// while the partner requires it.
+func (s *Service) DisableTwoFactor(ctx context.Context, m *Member, password, addr string) error {
+	if m.Partner.RequireTwoFactor {
+		return invalid("two-factor sign-in: your team's owner requires it")
+	}
+	if !s.hasher.Verify(m.User.PasswordHash, password) {
+		return invalid("password: wrong")
+	}
+	m.User.TOTPSecret, m.User.RecoveryCodes, m.User.UpdatedAt = "", nil, s.now()
+	if err := s.store.PortalUserUpdate(ctx, m.User); err != nil {
+		return err
+	}
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "two_factor.disabled", "", addr)
+	return nil
+}
+
+// SetRequireTwoFactor is the owner's switch: every member must sign in with a code;
+// a member without it enrols at the next request.
+func (s *Service) SetRequireTwoFactor(ctx context.Context, m *Member, on bool, addr string) error {
+	if err := require(m, ActOwn); err != nil {
+		return err
+	}
+	err := s.store.InTx(ctx, func(tx store.Querier) error {
+		p, err := tx.PartnerGetByID(ctx, m.Partner.ID)
+		if err != nil {
+			return err
+		}
+		p.RequireTwoFactor = on
+		if err := tx.PartnerUpdate(ctx, p); err != nil {
+			return err
+		}
+		action := "two_factor.required"
+		if !on {
+			action = "two_factor.optional"
+		}
+		return s.auditIn(ctx, tx, p.ID, m.User.Email, action, "", addr)
+	})
+	if err == nil {
+		m.Partner.RequireTwoFactor = on
+	}
+	return err
+}
+
+// NeedsEnrolment reports whether the member must enrol before anything else.
+func (m *Member) NeedsEnrolment() bool { return m.Partner.RequireTwoFactor && m.User.TOTPSecret == "" }
+
+func newRecoveryCodes() (codes, hashes []string) {
+	enc := base32.StdEncoding.WithPadding(base32.NoPadding)
+	for range RecoveryCodeCount {
+		b := make([]byte, 5)
+		if _, err := rand.Read(b); err != nil {
+			panic(err)
+		}
+		c := strings.ToLower(enc.EncodeToString(b)) // 8 characters
+		c = c[:4] + "-" + c[4:]
+		codes = append(codes, c)
+		hashes = append(hashes, HashToken(c))
+	}
+	return codes, hashes
+}
+
+// ErrCode is the one answer to a wrong second step.
+var ErrCode = &tradewind.Error{Code: tradewind.ECodeUnauthorized, Message: "The code is wrong or has expired."}
+
+// challenge starts the second step of u's sign-in: a one-time token, valid
+// challengeTTL, that only a correct code turns into a session.
+func (s *Service) challenge(ctx context.Context, u *store.PortalUser) (string, error) {
+	token, hash := newToken()
+	now := s.now()
+	err := s.store.PortalInvitationCreate(ctx, &store.PortalInvitation{TokenHash: hash, Kind: "signin", PartnerID: u.PartnerID,
+		Email: u.Email, Role: u.Role, CreatedBy: u.Email, CreatedAt: now, ExpiresAt: now.Add(challengeTTL)})
+	return token, err
+}
+
+// ErrSecondFactor is SignIn's answer when the password was right and a code is needed:
+// the returned token names the challenge for SignInCode.
+var ErrSecondFactor = errors.New("portal: a code is needed")
+
+// SignInCode finishes a sign-in with a TOTP code or a recovery code (used once). Wrong
+// codes count against the account like wrong passwords.
+func (s *Service) SignInCode(ctx context.Context, challenge, code string, c Credentials) (string, *Member, error) {
+	now := s.now()
+	inv, err := s.store.PortalInvitationGet(ctx, HashToken(challenge), now)
+	if err != nil || inv.Kind != "signin" {
+		return "", nil, ErrCode
+	}
+	if blocked, err := s.throttled(ctx, accountKey(inv.Email), freeAccountFailures, now); err != nil || blocked {
+		return "", nil, errors.Join(ErrCode, err)
+	}
+	u, err := s.store.PortalUserGetByEmail(ctx, inv.Email)
+	if err != nil || u.Disabled || u.TOTPSecret == "" {
+		return "", nil, ErrCode
+	}
+	ok := s.codeValid(u.TOTPSecret, code)
+	usedRecovery := false
+	if !ok {
+		h := HashToken(strings.ToLower(strings.TrimSpace(code)))
+		if i := slices.Index(u.RecoveryCodes, h); i >= 0 {
+			u.RecoveryCodes = slices.Delete(u.RecoveryCodes, i, i+1)
+			ok, usedRecovery = true, true
+		}
+	}
+	if !ok {
+		if _, _, err := s.store.ThrottleHit(ctx, accountKey(inv.Email), now, throttleWindow); err != nil {
+			return "", nil, err
+		}
+		s.audit(ctx, nil, u.PartnerID, u.Email, "signin.failed", "wrong code", c.ClientAddr)
+		return "", nil, ErrCode
+	}
+	if _, err := s.store.PortalInvitationUse(ctx, HashToken(challenge), now); err != nil {
+		return "", nil, ErrCode // used meanwhile
+	}
+	if usedRecovery {
+		u.UpdatedAt = now
+		if err := s.store.PortalUserUpdate(ctx, u); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := s.store.ThrottleReset(ctx, accountKey(u.Email)); err != nil {
+		return "", nil, err
+	}
+	token, m, err := s.openSession(ctx, u, c.ClientAddr, c.UserAgent)
+	if err != nil {
+		return "", nil, err
+	}
+	detail := "with a code"
+	if usedRecovery {
+		detail = "with a recovery code"
+	}
+	s.audit(ctx, nil, u.PartnerID, u.Email, "signin", detail, c.ClientAddr)
+	return token, m, nil
+}

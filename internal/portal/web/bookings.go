@@ -1,0 +1,135 @@
+package web
+
+import (
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/portal"
+)
+
+// bookingQuery reads the Bookings page's filters from its URL (the page's permanent
+// address keeps them).
+func bookingQuery(q url.Values) booking.BookingQuery {
+	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	return booking.BookingQuery{Mode: string(portal.Mode(q.Get("mode"))), Status: q.Get("status"), Product: q.Get("product"),
+		Search: q.Get("q"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to"),
+		ServiceFrom: q.Get("service_from"), ServiceTo: q.Get("service_to"), BeforeID: before}
+}
+
+func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	q := r.URL.Query()
+	mode := string(portal.Mode(q.Get("mode")))
+	v := &view{Title: "Bookings", Member: m, Nav: "bookings", Mode: mode}
+	list, next, err := s.portal.Bookings(r.Context(), m, bookingQuery(q))
+	if err != nil {
+		v.Data = bookingPage{}
+		return s.formError(w, r, "bookings", v, err)
+	}
+	page := bookingPage{Bookings: list, Status: map[string]string{}, Next: next}
+	now := time.Now()
+	for _, b := range list {
+		page.Status[b.Reference] = string(b.EffectiveStatus(now))
+	}
+	export := url.Values{}
+	for k, vs := range q {
+		if k != "before" {
+			export[k] = vs
+		}
+	}
+	export.Set("mode", mode)
+	page.Export = export.Encode()
+	if next != 0 {
+		export.Set("before", strconv.FormatInt(next, 10))
+		page.NextQuery = export.Encode()
+	}
+	v.Data = page
+	return s.render(w, r, http.StatusOK, "bookings", v)
+}
+
+type bookingPage struct {
+	Bookings  []*tradewind.Booking
+	Status    map[string]string // shown status by reference
+	Next      int64
+	NextQuery string
+	Export    string
+}
+
+func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	list, err := s.portal.ExportBookings(r.Context(), m, bookingQuery(r.URL.Query()))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="bookings.csv"`)
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"reference", "partner_reference", "product_type", "status", "mode", "total_price", "currency",
+		"start_date", "end_date", "created_at", "cancel_reason"})
+	now := time.Now()
+	for _, b := range list {
+		mode := "live"
+		if b.Test {
+			mode = "test"
+		}
+		_ = cw.Write([]string{b.Reference, csvCell(b.PartnerReference), string(b.ProductType), string(b.EffectiveStatus(now)), mode,
+			money.Format(b.TotalPrice, b.Currency), b.Currency, b.StartDate, b.EndDate, b.CreatedAt.UTC().Format(time.RFC3339),
+			csvCell(b.CancelReason)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvCell keeps a spreadsheet from reading a partner-supplied value as a formula.
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+type bookingDetailPage struct {
+	Detail      *portal.BookingDetail
+	Status      string
+	Cancellable bool
+}
+
+func (s *Server) bookingShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	d, err := s.portal.Booking(r.Context(), m, r.PathValue("reference"))
+	if err != nil {
+		return err
+	}
+	st := d.Booking.EffectiveStatus(time.Now())
+	v := &view{Title: "Booking " + d.Booking.Reference, Member: m, Nav: "bookings",
+		Data: bookingDetailPage{Detail: d, Status: string(st), Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
+	if r.URL.Query().Get("cancelled") == "1" {
+		v.Notice = "The booking was cancelled."
+	}
+	return s.render(w, r, http.StatusOK, "booking", v)
+}
+
+func (s *Server) bookingCancelShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	d, err := s.portal.Booking(r.Context(), m, r.PathValue("reference"))
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, "cancel", &view{Title: "Cancel " + d.Booking.Reference, Member: m, Nav: "bookings", Data: d})
+}
+
+func (s *Server) bookingCancel(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	ref := r.PathValue("reference")
+	if err := s.portal.CancelBooking(r.Context(), m, ref, s.clientAddr(r)); err != nil {
+		d, derr := s.portal.Booking(r.Context(), m, ref)
+		if derr != nil {
+			return derr
+		}
+		return s.formError(w, r, "cancel", &view{Title: "Cancel " + ref, Member: m, Nav: "bookings", Data: d}, err)
+	}
+	http.Redirect(w, r, "/bookings/"+url.PathEscape(ref)+"?cancelled=1", http.StatusSeeOther)
+	return nil
+}
