@@ -33,6 +33,7 @@ const (
 	ECodePrebookExpired         = "prebook_expired"
 	ECodeNotCancellable         = "not_cancellable"
 	ECodeTravellersMismatch     = "travellers_count_mismatch"
+	ECodeIdempotencyKeyReused   = "idempotency_key_reused"
 	ECodeValidationFailed       = "validation_failed"
 	ECodeRateLimited            = "rate_limited"
 	ECodeUnavailable            = "service_unavailable"

@@ -34,7 +34,9 @@
 //
 // Book sends an Idempotency-Key: the request's own, or a random one it stores in the
 // request, reused by every retry. Booking the same request value again therefore
-// returns the first booking (BookResult.Replayed) instead of booking twice.
+// returns the first booking (BookResult.Replayed) instead of booking twice. The key
+// remembers its body: changed and booked again with the same key, the request is
+// refused with CodeIdempotencyKeyReused; clear IdempotencyKey to book something else.
 //
 // # Request signing
 //

@@ -29,6 +29,7 @@ const (
 	CodePrebookExpired            = "prebook_expired"             // 422: the prebook token's 15 minutes are over
 	CodeNotCancellable            = "not_cancellable"             // 422: the booking is cancelled or completed
 	CodeTravellersCountMismatch   = "travellers_count_mismatch"   // 422: package travellers do not match the party
+	CodeIdempotencyKeyReused      = "idempotency_key_reused"      // 422: the Idempotency-Key already booked another body
 	CodeValidationFailed          = "validation_failed"           // 422: invalid webhook subscription
 	CodeCursorExpired             = "cursor_expired"              // 410: the event feed cursor is unknown or past the 30-day retention
 	CodeRateLimited               = "rate_limited"                // 429: over the request budget; see RetryAfter

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/jobs"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -28,7 +30,7 @@ func TestServeRunsRetention(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := st.IdempotencyClaim(ctx, 1, "old", now.Add(-8*24*time.Hour)); err != nil {
+	if err := st.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "old", CreatedAt: now.Add(-8 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	count := func(query string) int {
@@ -39,6 +41,7 @@ func TestServeRunsRetention(t *testing.T) {
 		return n
 	}
 
+	retentionJobs := len(jobs.RetentionJobs(jobs.RetentionConfig{Retention: jobs.DefaultRetention}))
 	s := startServe(t, dsn)
 	waitUntil(t, "retention", func() bool {
 		return count(`SELECT COUNT(*) FROM prebooks WHERE token = 'pbk_old'`) == 0 && count(`SELECT COUNT(*) FROM idempotency_keys`) == 0
@@ -47,7 +50,7 @@ func TestServeRunsRetention(t *testing.T) {
 		t.Errorf("the fresh prebook was deleted")
 	}
 	waitUntil(t, "every retention job to run", func() bool {
-		return count(`SELECT COUNT(*) FROM job_leases WHERE name LIKE 'retention.%' AND next_run_at > updated_at`) == 5
+		return count(`SELECT COUNT(*) FROM job_leases WHERE name LIKE 'retention.%' AND next_run_at > updated_at`) == retentionJobs
 	})
 	s.cancel()
 	if err := <-s.done; err != nil {

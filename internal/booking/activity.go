@@ -182,6 +182,10 @@ func (s *Service) ActivityAvailability(ctx context.Context, c *Caller, req *Acti
 // activityProduct quotes and books seats of an activity on one date.
 type activityProduct struct{}
 
+func (activityProduct) fields() []string {
+	return []string{"activity_id", "date", "adults", "children", "infants"}
+}
+
 func (activityProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("activity_id", q.ActivityID)

@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"slices"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
@@ -25,19 +26,60 @@ func (s *Service) emitAvailabilityChanged(ctx context.Context, tx store.Querier,
 // soldOutDays returns the first and last day of claim c on which its unit has nothing
 // left to sell, or "" when there is none.
 func soldOutDays(ctx context.Context, tx store.Querier, c store.Claim) (from, to string, err error) {
-	rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: c.Kind, UnitIDs: []int64{c.UnitID}, From: c.From, To: c.To})
+	days, err := soldOut(ctx, tx, c)
 	if err != nil {
 		return "", "", err
 	}
+	return spanOf(days)
+}
+
+// soldOut returns the days of claim c, in order, on which its unit has nothing left to
+// sell: sold out, or closed (capacity 0, also below what is sold after an import).
+func soldOut(ctx context.Context, tx store.Querier, c store.Claim) ([]string, error) {
+	rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: c.Kind, UnitIDs: []int64{c.UnitID}, From: c.From, To: c.To})
+	if err != nil {
+		return nil, err
+	}
+	var days []string
 	for _, r := range rows { // ordered by day
-		if r.Sold >= r.Capacity {
-			if from == "" {
-				from = r.Day
-			}
-			to = r.Day
+		if free(r) == 0 {
+			days = append(days, r.Day)
 		}
 	}
-	return from, to, nil
+	return days, nil
+}
+
+// releaseClaim gives back what claim c took and returns the first and last day that
+// became sellable again ("" when none did): a day that was sold out and now has
+// something free. A day an import closed while it was sold out stays unsellable, so
+// its release reopens nothing.
+func releaseClaim(ctx context.Context, tx store.Querier, c store.Claim) (from, to string, err error) {
+	before, err := soldOut(ctx, tx, c)
+	if err != nil {
+		return "", "", err
+	}
+	if err := tx.InventoryRelease(ctx, c); err != nil {
+		return "", "", err
+	}
+	after, err := soldOut(ctx, tx, c)
+	if err != nil {
+		return "", "", err
+	}
+	var reopened []string
+	for _, d := range before {
+		if !slices.Contains(after, d) {
+			reopened = append(reopened, d)
+		}
+	}
+	return spanOf(reopened)
+}
+
+// spanOf returns the first and last of ordered days, or "" when there are none.
+func spanOf(days []string) (string, string, error) {
+	if len(days) == 0 {
+		return "", "", nil
+	}
+	return days[0], days[len(days)-1], nil
 }
 
 // availabilityFlipped tells every partner subscribed to availability.changed that days

@@ -152,25 +152,33 @@ func trimSpace(s string) string {
 var errReplay = errors.New("idempotent replay")
 
 // Book creates a booking, or returns the booking its Idempotency-Key already created
-// (replay true). A live booking takes inventory and draws the credit line in the same
-// transaction; a test booking takes and draws nothing.
+// (replay true). The key is scoped to the partner and the key's mode; the same key
+// with another request is 422 idempotency_key_reused (see replayOf). A live booking
+// takes inventory and draws the credit line in the same transaction; a test booking
+// takes and draws nothing.
 func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *BookRequest) (view *BookingView, replay bool, err error) {
 	defer wrap(&err, "book")
 	if err := CheckIdempotencyKey(idemKey); err != nil {
 		return nil, false, err
 	}
-	if b, err := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); err == nil {
+	hash := requestHash(req)
+	if b, err := s.replayOf(ctx, s.Store, c, idemKey, hash); err == nil {
 		return s.View(b), true, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
-	created, err := s.book(ctx, c, idemKey, req)
+	created, err := s.book(ctx, c, idemKey, hash, req)
 	if err != nil {
 		// Another request with the same key may have created the booking while this one
 		// was checked (it took the last room, or the prebook token): every request of
-		// one key answers with that booking, whatever else went wrong here.
-		if b, gerr := s.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); gerr == nil {
+		// one key answers with that booking, or 422 when it asked for another one,
+		// whatever else went wrong here.
+		b, gerr := s.replayOf(ctx, s.Store, c, idemKey, hash)
+		if gerr == nil {
 			return s.View(b), true, nil
+		}
+		if te := (*tradewind.Error)(nil); errors.As(gerr, &te) {
+			return nil, false, gerr
 		}
 		if errors.Is(err, errReplay) {
 			return nil, false, fmt.Errorf("idempotency key claimed but no booking found")
@@ -184,7 +192,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 
 // book validates, prices and creates a booking in one transaction. errReplay: another
 // request of the same key committed first.
-func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *BookRequest) (*tradewind.Booking, error) {
+func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest) (*tradewind.Booking, error) {
 	var err error
 	var p problems
 	validateGuest(&p, req.Guest)
@@ -211,10 +219,11 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey string, req *Book
 
 	var created *tradewind.Booking
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
-		if _, err := tx.BookingGetByIdempotencyKey(ctx, c.Partner.ID, idemKey); err == nil {
+		if _, err := tx.BookingGetByIdempotencyKey(ctx, c.Partner.ID, c.Key.Mode, idemKey); err == nil {
 			return errReplay
 		}
-		if err := tx.IdempotencyClaim(ctx, c.Partner.ID, idemKey, s.now()); err != nil {
+		rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: idemKey, RequestHash: hash, CreatedAt: s.now()}
+		if err := tx.IdempotencyClaim(ctx, rec); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return errReplay // the holder committed: its booking is there
 			}
@@ -297,8 +306,15 @@ func duplicatePartnerRef(ref string) error {
 
 // prebookFor loads the caller's unexpired, unused prebook token and its quote.
 func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
-	if req.ProductType != "" || req.HotelID != 0 || req.ActivityID != 0 || req.RentalID != 0 || req.PackageID != 0 {
-		return nil, nil, tradewind.Invalid([]string{"prebook_token: send either a prebook_token or the quote fields, not both"})
+	// The token carries the quote: only travellers may be named next to it.
+	var p problems
+	for _, name := range sentFields(&req.QuoteRequest) {
+		if name != "travellers" {
+			p.add("%s: send either a prebook_token or the quote fields, not both", name)
+		}
+	}
+	if len(p) > 0 {
+		return nil, nil, p.err()
 	}
 	pb, err := s.Store.PrebookGet(ctx, req.PrebookToken)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (pb.PartnerID != c.Partner.ID || pb.Mode != c.Key.Mode)) {
@@ -453,12 +469,8 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
 		}
 		if b.UnitKind != "" {
-			claim := claimOf(b)
-			from, to, err := soldOutDays(ctx, tx, claim) // sold out until this release
+			from, to, err := releaseClaim(ctx, tx, claimOf(b))
 			if err != nil {
-				return err
-			}
-			if err := tx.InventoryRelease(ctx, claim); err != nil {
 				return err
 			}
 			if err := s.availabilityFlipped(ctx, tx, b.ProductType, b.ItemID, from, to); err != nil {

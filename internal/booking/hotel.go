@@ -292,6 +292,11 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 // hotelProduct quotes and books hotel rooms.
 type hotelProduct struct{}
 
+func (hotelProduct) fields() []string {
+	return []string{"hotel_id", "room_id", "check_in", "check_out", "rooms", "adults", "children", "infants", "child_ages",
+		"nationality_code"}
+}
+
 func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("hotel_id", q.HotelID)

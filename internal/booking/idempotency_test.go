@@ -25,8 +25,8 @@ type pause struct {
 // idempotency lookup, so that another request with the same key can commit in between.
 type pausingStore struct{ store.Store }
 
-func (p pausingStore) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error) {
-	b, err := p.Store.BookingGetByIdempotencyKey(ctx, partnerID, key)
+func (p pausingStore) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*tradewind.Booking, error) {
+	b, err := p.Store.BookingGetByIdempotencyKey(ctx, partnerID, mode, key)
 	if ps, ok := ctx.Value(pauseKey{}).(*pause); ok {
 		ps.once.Do(func() { close(ps.reached) })
 		<-ps.hold
@@ -93,4 +93,147 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 			})
 		}
 	}
+}
+
+// modeCallers returns a service and the live and test callers of one partner.
+func modeCallers(t *testing.T, o storetest.Opener) (*booking.Service, *booking.Caller, *booking.Caller) {
+	t.Helper()
+	svc, live := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	k, _, err := svc.IssueKey(context.Background(), "p", booking.KeyParams{Mode: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, live, &booking.Caller{Partner: live.Partner, Key: k}
+}
+
+func hotelBooking(guest string, checkIn int) *booking.BookRequest {
+	return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+		RoomID: apitest.RoomDouble, CheckIn: apitest.Day(checkIn), CheckOut: apitest.Day(checkIn + 1), Rooms: 1, Adults: 1},
+		Guest: &booking.Guest{Name: guest}}
+}
+
+// TestIdempotencyKeyPerMode: a key first used with the test key never answers the live
+// key's request with the test booking (it books live), nor the reverse; each mode
+// replays its own booking.
+func TestIdempotencyKeyPerMode(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, live, test := modeCallers(t, o)
+		tb, replay, err := svc.Book(ctx, test, "K", hotelBooking("Ana", 3))
+		if err != nil || replay || !tb.Test {
+			t.Fatalf("test booking = %+v, %v, %v", tb, replay, err)
+		}
+		lb, replay, err := svc.Book(ctx, live, "K", hotelBooking("Ana", 3))
+		if err != nil || replay || lb.Test || lb.Reference == tb.Reference {
+			t.Fatalf("live request with the test key's Idempotency-Key = %+v, replay %v, %v; want a new live booking", lb, replay, err)
+		}
+		p, _ := svc.Store.PartnerGetByID(ctx, live.Partner.ID)
+		if p.CreditUsed != 10005 {
+			t.Errorf("credit used = %d, want the live booking's 10005", p.CreditUsed)
+		}
+		for _, c := range []struct {
+			caller *booking.Caller
+			want   string
+		}{{test, tb.Reference}, {live, lb.Reference}} {
+			got, replay, err := svc.Book(ctx, c.caller, "K", hotelBooking("Ana", 3))
+			if err != nil || !replay || got.Reference != c.want {
+				t.Errorf("%s replay = %+v, %v, %v; want %s", c.caller.Key.Mode, got, replay, err, c.want)
+			}
+		}
+	})
+}
+
+// TestIdempotencyKeyReused: the same key with another body is 422 idempotency_key_reused
+// and books or charges nothing; the same body replays.
+func TestIdempotencyKeyReused(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, live, _ := modeCallers(t, o)
+		first, _, err := svc.Book(ctx, live, "K", hotelBooking("Ana", 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, req := range map[string]*booking.BookRequest{
+			"another guest":  hotelBooking("Bea", 3),
+			"another stay":   hotelBooking("Ana", 5),
+			"invalid body":   {Guest: &booking.Guest{Name: "Ana"}},
+			"partner ref":    func() *booking.BookRequest { r := hotelBooking("Ana", 3); r.PartnerReference = "PO-1"; return r }(),
+			"prebook absent": {PrebookToken: "pbk_unknown", Guest: &booking.Guest{Name: "Ana"}},
+		} {
+			_, _, err := svc.Book(ctx, live, "K", req)
+			if tradewind.ErrorCode(err) != tradewind.ECodeIdempotencyKeyReused {
+				t.Errorf("%s: %v, want idempotency_key_reused", name, err)
+			}
+		}
+		list, total, _ := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: live.Partner.ID})
+		p, _ := svc.Store.PartnerGetByID(ctx, live.Partner.ID)
+		if total != 1 || list[0].Reference != first.Reference || p.CreditUsed != 10005 {
+			t.Errorf("after reuses: %d bookings, credit %d; want only %s and 10005", total, p.CreditUsed, first.Reference)
+		}
+		if again, replay, err := svc.Book(ctx, live, "K", hotelBooking("Ana", 3)); err != nil || !replay || again.Reference != first.Reference {
+			t.Errorf("same body = %+v, %v, %v; want a replay", again, replay, err)
+		}
+	})
+}
+
+// TestIdempotencyKeyRace: many requests at once with one key and two bodies create
+// exactly one booking; the others replay it (same body) or are refused with
+// idempotency_key_reused (the other body). Nothing is charged twice.
+func TestIdempotencyKeyRace(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, live, _ := modeCallers(t, o)
+		const n = 24
+		type answer struct {
+			body   string
+			view   *booking.BookingView
+			replay bool
+			err    error
+		}
+		answers := make([]answer, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := []string{"Ana", "Bea"}[i%2]
+				<-start
+				v, r, err := svc.Book(ctx, live, "race", hotelBooking(body, 3))
+				answers[i] = answer{body, v, r, err}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		var winner string
+		created := 0
+		for _, a := range answers {
+			if a.err == nil && !a.replay {
+				created++
+				winner = a.body
+			}
+		}
+		if created != 1 {
+			t.Fatalf("%d bookings created, want 1: %+v", created, answers)
+		}
+		ref := ""
+		for _, a := range answers {
+			switch {
+			case a.body == winner && a.err == nil:
+				if ref == "" {
+					ref = a.view.Reference
+				} else if a.view.Reference != ref {
+					t.Errorf("two references %s and %s", ref, a.view.Reference)
+				}
+			case a.body != winner && tradewind.ErrorCode(a.err) == tradewind.ECodeIdempotencyKeyReused:
+			default:
+				t.Errorf("body %s (winner %s): %+v, replay %v, %v", a.body, winner, a.view, a.replay, a.err)
+			}
+		}
+		_, total, _ := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: live.Partner.ID})
+		p, _ := svc.Store.PartnerGetByID(ctx, live.Partner.ID)
+		if total != 1 || p.CreditUsed != 10005 {
+			t.Errorf("%d bookings, credit %d; want 1 and 10005", total, p.CreditUsed)
+		}
+	})
 }

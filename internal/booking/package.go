@@ -247,6 +247,8 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 		return nil, mapNotFound(err, "Package")
 	}
 	con, today := c.contract(), s.today()
+	// What can be booked: travel dates and departures from today to 500 days ahead.
+	last := s.todayDate().AddDate(0, 0, maxDaysAhead).Format(tradewind.DateLayout)
 	rec = &PackageRecord{ID: p.ID, Type: string(tradewind.ProductPackage), Name: p.Name, City: p.City, Country: p.Country,
 		Description: p.Description, DurationNights: p.DurationNights, Kind: p.Kind, InstantConfirmation: p.InstantConfirmation,
 		Currency: p.Currency, ImageURL: p.ImageURL, Photos: orEmpty(p.Photos), Itinerary: orEmpty(p.Itinerary),
@@ -259,13 +261,13 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 		pr := personPricing(con, *p.Pricing, p.Currency)
 		rec.Pricing = &pr
 		for _, r := range p.TravelDates {
-			if r.End >= today {
-				rec.TravelDates = append(rec.TravelDates, DateRange{Start: max(r.Start, today), End: r.End})
+			if r.End >= today && r.Start <= last {
+				rec.TravelDates = append(rec.TravelDates, DateRange{Start: max(r.Start, today), End: min(r.End, last)})
 			}
 		}
 		return rec, nil
 	}
-	inv, err := loadPackageInventory(ctx, s.Store, []int64{p.ID}, today, "9999-12-31")
+	inv, err := loadPackageInventory(ctx, s.Store, []int64{p.ID}, today, last)
 	if err != nil {
 		return nil, err
 	}
@@ -344,6 +346,9 @@ func (s *Service) PackageAvailability(ctx context.Context, c *Caller, req *Packa
 	}
 	if o.date < s.today() {
 		return nil, badRequest(fmt.Sprintf("departure_id: departure %d left on %s", o.departureID, o.date))
+	}
+	if err := s.departureWithinReach(o.date); err != nil {
+		return nil, err
 	}
 	pr := pricePackage(c.contract(), pt, o, addons, pkg.Currency)
 	return &PackageAvailability{PackageID: pkg.ID, Kind: pkg.Kind, DepartureID: o.departureRef(), TravelDate: o.date,
@@ -463,12 +468,22 @@ func pricePackage(con pricing.Contract, pt party, o *pkgOption, addons []catalog
 // packageProduct quotes and books seats of a package departure or open travel date.
 type packageProduct struct{}
 
+func (packageProduct) fields() []string {
+	return []string{"package_id", "departure_id", "travel_date", "addon_ids", "adults", "children", "infants",
+		"travellers"}
+}
+
 func (packageProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("package_id", q.PackageID)
 	validatePackageChoice(&p, q.DepartureID, q.TravelDate, q.AddonIDs, today)
 	p.party(q.Adults, q.Children, q.Infants)
 	validateTravellers(&p, q.Travellers, today)
+	if _, ok := catalog.ParseDate(q.TravelDate); ok {
+		// An open package's travel date is in the request: ages are judged with the
+		// other problems. A fixed departure's date is read with the package (price).
+		p = append(p, travellerAges(q.Travellers, q.TravelDate)...)
+	}
 	return p
 }
 
@@ -480,6 +495,9 @@ func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q 
 	o, addons, err := packageChoice(ctx, db, pkg, q.DepartureID, q.TravelDate, q.AddonIDs, quoteRejected)
 	if err != nil {
 		return nil, err
+	}
+	if errs := travellerAges(q.Travellers, o.date); len(errs) > 0 {
+		return nil, errs.err()
 	}
 	pt := party{q.Adults, q.Children, q.Infants}
 	if o.left < pt.seats() {

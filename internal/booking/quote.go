@@ -2,6 +2,9 @@ package booking
 
 import (
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +67,9 @@ type pricedQuote struct {
 
 // product is what one product type does to validate and price a quote.
 type product interface {
+	// fields lists the quote fields (JSON names) this product takes, as docs/products.md
+	// lists them; any other quote field with a value is refused (foreignFields).
+	fields() []string
 	// validate lists the problems of the quote's fields for this product.
 	validate(q *QuoteRequest, today time.Time) problems
 	// price prices a valid quote for the caller; 422 invalid_quote when the item is
@@ -91,14 +97,65 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	if err := c.RequireProduct(pt); err != nil {
 		return nil, err
 	}
-	if pt != tradewind.ProductPackage && len(q.Travellers) > 0 {
-		return nil, tradewind.Invalid([]string{"travellers: only package quotes and bookings take travellers"})
-	}
 	p, ok := products[pt]
 	if !ok {
 		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
 	}
+	if errs := foreignFields(q, pt, p.fields()); len(errs) > 0 {
+		return nil, errs.err()
+	}
 	return p, nil
+}
+
+// quoteField is one field of QuoteRequest: its JSON name and its index.
+type quoteField struct {
+	name  string
+	index int
+}
+
+// quoteFields lists the fields of QuoteRequest, in their order.
+var quoteFields = func() []quoteField {
+	var out []quoteField
+	t := reflect.TypeFor[QuoteRequest]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, quoteField{name, i})
+	}
+	return out
+}()
+
+// sentFields returns the JSON names of the quote fields of q that hold a value (a
+// field left at its zero value reads as not sent, and is stored as nothing).
+func sentFields(q *QuoteRequest) []string {
+	v := reflect.ValueOf(q).Elem()
+	var out []string
+	for _, f := range quoteFields {
+		if !v.Field(f.index).IsZero() {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// foreignFields lists a problem for each field of q with a value that a quote of product
+// type pt does not take: a hotel quote carrying a date, an activity one carrying rooms…
+// Such values would be stored with the booking unvalidated.
+func foreignFields(q *QuoteRequest, pt tradewind.ProductType, fields []string) problems {
+	var p problems
+	for _, name := range sentFields(q) {
+		if name != "product_type" && !slices.Contains(fields, name) {
+			p.add("%s: not a field of %s %s quote", name, article(pt), pt)
+		}
+	}
+	return p
+}
+
+// article is the indefinite article of a product type's name.
+func article(pt tradewind.ProductType) string {
+	if pt == tradewind.ProductActivity {
+		return "an"
+	}
+	return "a"
 }
 
 func invalidQuote(format string, args ...any) error {
@@ -132,11 +189,24 @@ func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *Quo
 	if pq.StartDate < s.today() { // e.g. a package departure that has left
 		return nil, invalidQuote("The service starts on %s, which is in the past.", pq.StartDate)
 	}
+	if err := s.departureWithinReach(pq.StartDate); err != nil {
+		return nil, err
+	}
 	if pq.Currency != c.Partner.Currency {
 		return nil, invalidQuote("The item is priced in %s but the credit line is in %s; only %s items can be booked.",
 			pq.Currency, c.Partner.Currency, c.Partner.Currency)
 	}
 	return pq, nil
+}
+
+// departureWithinReach refuses, like any other date, a service start more than 500 days
+// ahead. Only a fixed package's departure can be: its date is the catalog's, not the
+// request's, so validate could not see it.
+func (s *Service) departureWithinReach(start string) error {
+	if last := s.todayDate().AddDate(0, 0, maxDaysAhead).Format(tradewind.DateLayout); start > last {
+		return tradewind.Invalid([]string{fmt.Sprintf("departure_id: the departure on %s is more than %d days ahead", start, maxDaysAhead)})
+	}
+	return nil
 }
 
 // cityKey is the search key of a city: matching is case-insensitive.

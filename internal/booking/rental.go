@@ -235,6 +235,10 @@ func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *Rental
 // rentalProduct quotes and books one space of a rental for a stay.
 type rentalProduct struct{}
 
+func (rentalProduct) fields() []string {
+	return []string{"rental_id", "space_id", "check_in", "check_out", "guests", "adults", "children", "infants"}
+}
+
 func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("rental_id", q.RentalID)

@@ -243,11 +243,7 @@ func TestTravellerRules(t *testing.T) {
 	}{
 		{"adult", adult, nil},
 		{"child of 17", Traveller{Type: "child", FirstName: "B", LastName: "S", BirthDate: "2008-03-11"}, nil},
-		{"child of 18", Traveller{Type: "child", FirstName: "B", LastName: "S", BirthDate: "2008-03-10"},
-			[]string{"travellers[0].birth_date: a child is under 18"}},
 		{"infant of 1", Traveller{Type: "infant", FirstName: "C", LastName: "S", BirthDate: "2024-03-11"}, nil},
-		{"infant of 2", Traveller{Type: "infant", FirstName: "C", LastName: "S", BirthDate: "2024-03-10"},
-			[]string{"an infant is under 2"}},
 		{"child without birth date", Traveller{Type: "child", FirstName: "B", LastName: "S"},
 			[]string{"travellers[0].birth_date is required for a child"}},
 		{"born tomorrow", Traveller{Type: "infant", FirstName: "C", LastName: "S", BirthDate: "2026-03-11"},
@@ -259,6 +255,30 @@ func TestTravellerRules(t *testing.T) {
 		var p problems
 		validateTravellers(&p, []Traveller{c.t}, ruleToday)
 		t.Run(c.name, func(t *testing.T) { wantProblems(t, p, c.want...) })
+	}
+}
+
+// TestTravellerAgesOnTravelDate: a child is under 18 and an infant under 2 on the travel
+// date, not on the day of the request.
+func TestTravellerAgesOnTravelDate(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, travel string
+		t            Traveller
+		want         []string
+	}{
+		{"child of 17 on travel", "2026-03-10", Traveller{Type: "child", BirthDate: "2008-03-11"}, nil},
+		{"child turning 18 before travel", "2026-04-01", Traveller{Type: "child", BirthDate: "2008-03-11"},
+			[]string{"travellers[0].birth_date: a child is under 18 on the travel date 2026-04-01"}},
+		{"child of 18 on travel", "2026-03-10", Traveller{Type: "child", BirthDate: "2008-03-10"},
+			[]string{"a child is under 18"}},
+		{"infant of 1 on travel", "2026-03-10", Traveller{Type: "infant", BirthDate: "2024-03-11"}, nil},
+		{"infant turning 2 before travel", "2026-03-11", Traveller{Type: "infant", BirthDate: "2024-03-11"},
+			[]string{"an infant is under 2 on the travel date 2026-03-11"}},
+		{"adults have no age limit", "2030-01-01", Traveller{Type: "adult", BirthDate: "2020-01-01"}, nil},
+		{"no birth date", "2030-01-01", Traveller{Type: "child"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) { wantProblems(t, travellerAges([]Traveller{c.t}, c.travel), c.want...) })
 	}
 }
 

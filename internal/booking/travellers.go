@@ -16,7 +16,8 @@ const (
 	travellerInfant = "infant"
 )
 
-// Ages on the day of the request: a child is under 18, an infant under 2.
+// Ages on the travel date (the service's first day): a child is under 18, an infant
+// under 2.
 const (
 	childUnder  = 18
 	infantUnder = 2
@@ -62,8 +63,9 @@ func (p *problems) personName(field, name string) {
 	p.maxLen(field, name, maxNameLen)
 }
 
-// birthDate checks a traveller's birth date: required for a child or an infant, a real
-// date not after today, and young enough for the traveller's type.
+// birthDate checks a traveller's birth date: required for a child or an infant, and a
+// real date not after today. The age for the type is judged on the travel date, once
+// it is known (travellerAges).
 func (p *problems) birthDate(field string, t Traveller, today time.Time) {
 	if t.BirthDate == "" {
 		if t.Type == travellerChild || t.Type == travellerInfant {
@@ -77,11 +79,29 @@ func (p *problems) birthDate(field string, t Traveller, today time.Time) {
 		p.add("%s: %q is not a date (YYYY-MM-DD)", field, t.BirthDate)
 	case born.After(today):
 		p.add("%s: %s is in the future", field, t.BirthDate)
-	case t.Type == travellerChild && !born.AddDate(childUnder, 0, 0).After(today):
-		p.add("%s: a child is under %d", field, childUnder)
-	case t.Type == travellerInfant && !born.AddDate(infantUnder, 0, 0).After(today):
-		p.add("%s: an infant is under %d", field, infantUnder)
 	}
+}
+
+// travellerAges lists a problem for each child or infant (with a valid birth date, see
+// validateTravellers) who is too old for the type on travel, the first day of the
+// service (a fixed package's departure is known only once the package is read).
+func travellerAges(ts []Traveller, travel string) problems {
+	var p problems
+	on, _ := catalog.ParseDate(travel)
+	for i, t := range ts {
+		born, ok := catalog.ParseDate(t.BirthDate)
+		if !ok {
+			continue
+		}
+		f := fmt.Sprintf("travellers[%d].birth_date", i)
+		switch {
+		case t.Type == travellerChild && !born.AddDate(childUnder, 0, 0).After(on):
+			p.add("%s: a child is under %d on the travel date %s", f, childUnder, travel)
+		case t.Type == travellerInfant && !born.AddDate(infantUnder, 0, 0).After(on):
+			p.add("%s: an infant is under %d on the travel date %s", f, infantUnder, travel)
+		}
+	}
+	return p
 }
 
 // matchTravellers checks that the travellers are exactly the party: as many entries as

@@ -74,11 +74,13 @@ func TestPrebookAndBook(t *testing.T) {
 			t.Errorf("sold = %d", got)
 		}
 
-		// Replay: same key, any body → the original booking with 200, nothing charged.
-		replay := env.Book(p.LiveKey, "idem-1", map[string]any{"guest": map[string]any{"name": "Other"}}).Expect(t, 200, "").Map(t)
+		// Replay: same key, same body → the original booking with 200, nothing charged;
+		// another body with the key → 422 idempotency_key_reused.
+		replay := env.Book(p.LiveKey, "idem-1", map[string]any{"prebook_token": token, "guest": guest(), "partner_reference": "PO-1"}).Expect(t, 200, "").Map(t)
 		if replay["reference"] != ref {
 			t.Errorf("replay = %v", replay)
 		}
+		env.Book(p.LiveKey, "idem-1", map[string]any{"guest": map[string]any{"name": "Other"}}).Expect(t, 422, "idempotency_key_reused")
 		if got := creditOf(t, env, p.ID); got != 40020 {
 			t.Errorf("credit after replay = %d", got)
 		}

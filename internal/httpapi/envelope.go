@@ -32,6 +32,7 @@ var statusOf = map[string]int{
 	tradewind.ECodePrebookExpired:         http.StatusUnprocessableEntity,
 	tradewind.ECodeNotCancellable:         http.StatusUnprocessableEntity,
 	tradewind.ECodeTravellersMismatch:     http.StatusUnprocessableEntity,
+	tradewind.ECodeIdempotencyKeyReused:   http.StatusUnprocessableEntity,
 	tradewind.ECodeValidationFailed:       http.StatusUnprocessableEntity,
 	tradewind.ECodeRateLimited:            http.StatusTooManyRequests,
 	tradewind.ECodeUnavailable:            http.StatusServiceUnavailable,
@@ -45,6 +46,7 @@ type response struct {
 	Message *string
 	Data    any
 	Meta    any
+	Header  http.Header // extra headers of the answer
 }
 
 func ok(data any) *response { return &response{Status: http.StatusOK, Data: data} }
@@ -76,6 +78,9 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 }
 
 func writeSuccess(w http.ResponseWriter, res *response) {
+	for k, v := range res.Header {
+		w.Header()[k] = v
+	}
 	writeJSON(w, res.Status, successBody{Success: true, Message: res.Message, Data: res.Data, Meta: res.Meta})
 }
 

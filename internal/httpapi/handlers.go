@@ -95,6 +95,10 @@ func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*resp
 // HeaderIdempotencyKey names the idempotency header of POST /bookings.
 const HeaderIdempotencyKey = "Idempotency-Key"
 
+// HeaderIdempotentReplayed is "true" on the answer of a booking request that an
+// earlier request with the same Idempotency-Key (and body) already created.
+const HeaderIdempotentReplayed = "Idempotent-Replayed"
+
 // book creates a booking; its endpoint requires the Idempotency-Key (see serveEndpoint).
 func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 	key := r.Header.Get(HeaderIdempotencyKey)
@@ -107,7 +111,9 @@ func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*respons
 		return nil, err
 	}
 	if replay {
-		return withMessage(http.StatusOK, "Idempotent replay: this booking was created by an earlier request with the same Idempotency-Key.", b), nil
+		res := withMessage(http.StatusOK, "Idempotent replay: this booking was created by an earlier request with the same Idempotency-Key.", b)
+		res.Header = http.Header{HeaderIdempotentReplayed: {"true"}}
+		return res, nil
 	}
 	if s.cfg.BookingCreated != nil {
 		s.cfg.BookingCreated(b)

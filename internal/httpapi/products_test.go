@@ -281,7 +281,7 @@ func TestProductInputErrors(t *testing.T) {
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 1, "guests": -1}, []string{"guests: -1 is outside 1–60"}},
 			{"/bookings/prebook", map[string]any{"product_type": "package", "travel_date": "soon"},
 				[]string{"package_id is required", `travel_date: "soon" is not a date`, "adults: 0"}},
-			{"/bookings/prebook", withTravellers(activityQuote(apitest.ActivityTram, 1, 1, 0, 0), 1, 0, 0), []string{"travellers: only package"}},
+			{"/bookings/prebook", withTravellers(activityQuote(apitest.ActivityTram, 1, 1, 0, 0), 1, 0, 0), []string{"travellers: not a field of an activity quote"}},
 		} {
 			r := env.Post(p.TestKey, c.path, c.body).Expect(t, 400, "bad_request")
 			wantErrors(t, r, c.wants...)

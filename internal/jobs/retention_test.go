@@ -37,7 +37,7 @@ func TestRetentionJobs(t *testing.T) {
 		// Five of each, one a day: on day 0..4.
 		for i := range 5 {
 			at := apitest.Start.AddDate(0, 0, i)
-			if err := st.IdempotencyClaim(ctx, 1, fmt.Sprint("k", i), at); err != nil {
+			if err := st.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeTest, Key: fmt.Sprint("k", i), CreatedAt: at}); err != nil {
 				t.Fatal(err)
 			}
 			if err := st.PrebookCreate(ctx, &tradewind.Prebook{Token: fmt.Sprint("pbk_", i), PartnerID: 1, Mode: "test", Quote: []byte(`{}`),

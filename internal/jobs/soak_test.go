@@ -107,7 +107,11 @@ func TestSoakTablesStayBounded(t *testing.T) {
 		// idempotency record and one prebook; a slow retention run may lag a few rounds.
 		const slack = 5 * 2
 		for _, tb := range tables {
-			if most[tb] > atWarm[tb]+slack {
+			grow := slack
+			if tb == "webhook_attempts" { // a delivery may be attempted twice (below)
+				grow = 2 * slack
+			}
+			if most[tb] > atWarm[tb]+grow {
 				t.Errorf("%s grew from %d rows to %d once retention ran", tb, atWarm[tb], most[tb])
 			}
 		}

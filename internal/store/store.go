@@ -101,6 +101,18 @@ type BookingFilter struct {
 	Limit            int // 0: no limit
 }
 
+// IdempotencyRecord is what an Idempotency-Key remembers: whose it is, in which mode,
+// and a fingerprint of the request that used it.
+type IdempotencyRecord struct {
+	PartnerID int64
+	Mode      tradewind.Mode
+	Key       string
+	// RequestHash fingerprints the request; "" on records made before requests were
+	// fingerprinted (migration 00009), which match any request.
+	RequestHash string
+	CreatedAt   time.Time
+}
+
 // BookingSetStatusParams move booking ID from one of the From states to Status at At;
 // Reason is kept as the cancel reason (and CancelledAt set when Status is cancelled).
 type BookingSetStatusParams struct {
@@ -189,8 +201,9 @@ type Querier interface {
 	BookingCreate(ctx context.Context, b *tradewind.Booking) error
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)
-	// BookingGetByIdempotencyKey returns the booking the key created. ErrNotFound.
-	BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error)
+	// BookingGetByIdempotencyKey returns the booking the partner's key created in mode
+	// (a key is scoped to the partner and the mode). ErrNotFound.
+	BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*tradewind.Booking, error)
 	// BookingGetByPartnerReference returns the partner's booking with that reference. ErrNotFound.
 	BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error)
 	// BookingList returns bookings newest first and the total matching f.
@@ -199,9 +212,12 @@ type Querier interface {
 	// false when it was not.
 	BookingSetStatus(ctx context.Context, p BookingSetStatusParams) (bool, error)
 
-	// IdempotencyClaim records that the partner's key is being used. ErrConflict when
-	// another transaction holds or committed it (PostgreSQL waits for the holder).
-	IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error
+	// IdempotencyClaim records that the partner's key is being used in r.Mode by the
+	// request r.RequestHash fingerprints. ErrConflict when another transaction holds or
+	// committed the same partner, mode and key (PostgreSQL waits for the holder).
+	IdempotencyClaim(ctx context.Context, r IdempotencyRecord) error
+	// IdempotencyGet returns the record of the partner's key in mode. ErrNotFound.
+	IdempotencyGet(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*IdempotencyRecord, error)
 
 	// SignatureRecord records an accepted request signature, in one statement; false when
 	// the partner's signature is recorded already (a replay), even if the record expired

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
@@ -56,8 +55,8 @@ func (q *queries) BookingGetByReference(ctx context.Context, partnerID int64, re
 	return q.bookingWhere(ctx, `reference = $1 AND partner_id = $2`, reference, partnerID)
 }
 
-func (q *queries) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, key string) (*tradewind.Booking, error) {
-	return q.bookingWhere(ctx, `partner_id = $1 AND idempotency_key = $2`, partnerID, key)
+func (q *queries) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*tradewind.Booking, error) {
+	return q.bookingWhere(ctx, `partner_id = $1 AND test = $2 AND idempotency_key = $3`, partnerID, mode == tradewind.ModeTest, key)
 }
 
 func (q *queries) BookingGetByPartnerReference(ctx context.Context, partnerID int64, ref string) (*tradewind.Booking, error) {
@@ -105,10 +104,21 @@ func (q *queries) BookingSetStatus(ctx context.Context, p store.BookingSetStatus
 	return n == 1, err
 }
 
-func (q *queries) IdempotencyClaim(ctx context.Context, partnerID int64, key string, at time.Time) error {
-	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (partner_id, key, created_at) VALUES ($1, $2, $3)`,
-		partnerID, key, ts(at))
+func (q *queries) IdempotencyClaim(ctx context.Context, r store.IdempotencyRecord) error {
+	_, err := q.exec(ctx, `INSERT INTO idempotency_keys (partner_id, mode, key, request_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		r.PartnerID, string(r.Mode), r.Key, r.RequestHash, ts(r.CreatedAt))
 	return err
+}
+
+func (q *queries) IdempotencyGet(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*store.IdempotencyRecord, error) {
+	r := store.IdempotencyRecord{PartnerID: partnerID, Mode: mode, Key: key}
+	err := q.db.QueryRowContext(ctx, `SELECT request_hash, created_at FROM idempotency_keys
+		WHERE partner_id = $1 AND mode = $2 AND key = $3`, partnerID, string(mode), key).Scan(&r.RequestHash, &r.CreatedAt)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	return &r, nil
 }
 
 func (q *queries) PrebookCreate(ctx context.Context, p *tradewind.Prebook) error {

@@ -320,7 +320,7 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if _, err := s.BookingGetByReference(ctx, q.ID, "HTL-AAAAAAAA"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another partner's booking: %v", err)
 	}
-	got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, "k1")
+	got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeLive, "k1")
 	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" {
 		t.Fatalf("by key = %+v, %v", got, err)
 	}
@@ -344,18 +344,54 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if _, total, _ := s.BookingList(ctx, store.BookingFilter{EndBefore: "2027-01-04"}); total != 4 {
 		t.Errorf("ended before: %d", total)
 	}
+	// A key is scoped to the mode: the live booking's key names no test booking, and a
+	// test booking may use it too.
+	if _, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeTest, "k1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("live key looked up in test mode: %v", err)
+	}
+	tb := newBooking(p, "HTL-TTTTTTTT", "", "k1")
+	tb.Test = true
+	if err := s.BookingCreate(ctx, tb); err != nil {
+		t.Fatalf("a test booking with a live booking's key: %v", err)
+	}
+	if got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeTest, "k1"); err != nil || got.Reference != "HTL-TTTTTTTT" {
+		t.Errorf("test booking by key = %+v, %v", got, err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-FFFFFFFF", "", "k1")); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("second live booking with one key: %v", err)
+	}
 }
 
 func exerciseIdempotency(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	if err := s.IdempotencyClaim(ctx, 1, "k", now); err != nil {
+	rec := store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "k", RequestHash: "h1", CreatedAt: now}
+	if err := s.IdempotencyClaim(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.IdempotencyClaim(ctx, 1, "k", now); !errors.Is(err, store.ErrConflict) {
+	again := rec
+	again.RequestHash = "h2"
+	if err := s.IdempotencyClaim(ctx, again); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("second claim: %v", err)
 	}
-	if err := s.IdempotencyClaim(ctx, 2, "k", now); err != nil {
+	other := rec
+	other.PartnerID = 2
+	if err := s.IdempotencyClaim(ctx, other); err != nil {
 		t.Errorf("keys are per partner: %v", err)
+	}
+	test := rec
+	test.Mode, test.RequestHash = tradewind.ModeTest, "h3"
+	if err := s.IdempotencyClaim(ctx, test); err != nil {
+		t.Errorf("keys are per mode: %v", err)
+	}
+	got, err := s.IdempotencyGet(ctx, 1, tradewind.ModeLive, "k")
+	if err != nil || got.RequestHash != "h1" || got.Mode != tradewind.ModeLive || !got.CreatedAt.Equal(now.Truncate(time.Microsecond)) {
+		t.Errorf("IdempotencyGet live = %+v, %v", got, err)
+	}
+	if got, err := s.IdempotencyGet(ctx, 1, tradewind.ModeTest, "k"); err != nil || got.RequestHash != "h3" {
+		t.Errorf("IdempotencyGet test = %+v, %v", got, err)
+	}
+	if _, err := s.IdempotencyGet(ctx, 3, tradewind.ModeLive, "k"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("another partner's key: %v", err)
 	}
 }
 

@@ -69,7 +69,7 @@ func exerciseLookups(t *testing.T, s store.Store) {
 	if _, err := s.BookingGetByReference(ctx, 0, "HTL-ZZZZZZZZ"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("BookingGetByReference(missing) = %v; want ErrNotFound", err)
 	}
-	if _, err := s.BookingGetByIdempotencyKey(ctx, a.ID, "nope"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.BookingGetByIdempotencyKey(ctx, a.ID, tradewind.ModeLive, "nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("BookingGetByIdempotencyKey(missing) = %v; want ErrNotFound", err)
 	}
 	if _, err := s.PrebookGet(ctx, "pbk_missing"); !errors.Is(err, store.ErrNotFound) {
@@ -160,11 +160,14 @@ func exerciseConcurrentInventoryClaim(t *testing.T, s store.Store) {
 }
 
 // exerciseConcurrentIdempotencyClaim: one key claimed by many transactions at once is
-// held by exactly one; the others get ErrConflict.
+// held by exactly one, whatever request each fingerprints; the others get ErrConflict.
 func exerciseConcurrentIdempotencyClaim(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	ok := concurrently(t, 20, store.ErrConflict, func(int) (bool, error) {
-		err := s.InTx(ctx, func(q store.Querier) error { return q.IdempotencyClaim(ctx, 1, "same-key", now) })
+	ok := concurrently(t, 20, store.ErrConflict, func(i int) (bool, error) {
+		err := s.InTx(ctx, func(q store.Querier) error {
+			return q.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "same-key",
+				RequestHash: fmt.Sprint("h", i%2), CreatedAt: now})
+		})
 		return err == nil, err
 	})
 	if ok != 1 {

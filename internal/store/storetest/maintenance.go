@@ -253,18 +253,20 @@ func exerciseIdempotencyPrune(t *testing.T, s store.Store) {
 	cutoff := now.Add(-7 * 24 * time.Hour)
 	claims := []struct {
 		partner int64
+		mode    tradewind.Mode
 		key     string
 		at      time.Time
 		kept    bool
 	}{
-		{1, "old-1", cutoff.Add(-time.Hour), false},
-		{1, "old-2", cutoff.Add(-time.Microsecond), false},
-		{2, "old-1", cutoff.Add(-time.Minute), false},
-		{1, "edge", cutoff, true},
-		{2, "new", now, true},
+		{1, tradewind.ModeLive, "old-1", cutoff.Add(-time.Hour), false},
+		{1, tradewind.ModeLive, "old-2", cutoff.Add(-time.Microsecond), false},
+		{2, tradewind.ModeLive, "old-1", cutoff.Add(-time.Minute), false},
+		{1, tradewind.ModeLive, "edge", cutoff, true},
+		{2, tradewind.ModeLive, "new", now, true},
+		{2, tradewind.ModeTest, "old-1", now, true}, // the same key in the other mode, recent
 	}
 	for _, c := range claims {
-		if err := s.IdempotencyClaim(ctx, c.partner, c.key, c.at); err != nil {
+		if err := s.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: c.partner, Mode: c.mode, Key: c.key, RequestHash: "h", CreatedAt: c.at}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -277,12 +279,12 @@ func exerciseIdempotencyPrune(t *testing.T, s store.Store) {
 		if c.kept {
 			want = 1
 		}
-		if n := rowCount(t, s, `SELECT COUNT(*) FROM idempotency_keys WHERE partner_id = $1 AND key = $2`, c.partner, c.key); n != want {
-			t.Errorf("idempotency record %d/%s: %d rows, want %d", c.partner, c.key, n, want)
+		if n := rowCount(t, s, `SELECT COUNT(*) FROM idempotency_keys WHERE partner_id = $1 AND mode = $2 AND key = $3`, c.partner, string(c.mode), c.key); n != want {
+			t.Errorf("idempotency record %d/%s/%s: %d rows, want %d", c.partner, c.mode, c.key, n, want)
 		}
 	}
 	// A pruned key may be claimed again.
-	if err := s.IdempotencyClaim(ctx, 1, "old-1", now); err != nil {
+	if err := s.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "old-1", RequestHash: "h", CreatedAt: now}); err != nil {
 		t.Errorf("claim of a pruned key: %v", err)
 	}
 }

@@ -1,0 +1,97 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/postgres"
+	"github.com/tradewind/tradewind/internal/store/sqlite"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// TestMigrationIdempotencyMode: migration 00009 scopes idempotency records to the mode.
+// Records made before it take the mode of the booking they created and an empty request
+// hash (it matches any request: the body they were made with is unknown), and the same
+// key becomes usable once in each mode.
+func TestMigrationIdempotencyMode(t *testing.T) {
+	for _, o := range []struct {
+		name string
+		open func(t *testing.T) *sqlstore.DB
+	}{
+		{"sqlite", func(t *testing.T) *sqlstore.DB {
+			db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_pragma=foreign_keys(1)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return sqlstore.New(db, sqlite.Dialect)
+		}},
+		{"postgres", func(t *testing.T) *sqlstore.DB {
+			db, err := sql.Open("pgx", storetest.PostgresDSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return sqlstore.New(db, postgres.Dialect)
+		}},
+	} {
+		t.Run(o.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := o.open(t)
+			if err := s.MigrateTo(ctx, 8); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+			p := &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", CreditLimit: 10000, RateLimit: 120, CreatedAt: now}
+			if err := s.PartnerCreate(ctx, p); err != nil || p.ID != 1 {
+				t.Fatalf("PartnerCreate: %v (id %d)", err, p.ID)
+			}
+			for _, b := range []struct {
+				ref, key string
+				test     bool
+			}{{"HTL-LIVE0001", "live-key", false}, {"HTL-TEST0001", "test-key", true}} {
+				if err := s.BookingCreate(ctx, &tradewind.Booking{Reference: b.ref, PartnerID: 1, ProductType: "hotel",
+					Status: tradewind.StatusConfirmed, Test: b.test, PricingMode: "net", TotalPrice: 100, Currency: "EUR",
+					IdempotencyKey: b.key, ItemID: 7, StartDate: "2027-01-01", EndDate: "2027-01-02", Quote: []byte(`{}`),
+					Guest: []byte(`{}`), Details: []byte(`{}`), CreatedAt: now, UpdatedAt: now}); err != nil {
+					t.Fatal(err)
+				}
+				// The record as the schema before 00009 held it.
+				if _, err := s.SQL().ExecContext(ctx, `INSERT INTO idempotency_keys (partner_id, key, created_at) VALUES (1, $1, $2)`,
+					b.key, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for key, mode := range map[string]tradewind.Mode{"live-key": tradewind.ModeLive, "test-key": tradewind.ModeTest} {
+				rec, err := s.IdempotencyGet(ctx, 1, mode, key)
+				if err != nil || rec.RequestHash != "" || !rec.CreatedAt.Equal(now) {
+					t.Errorf("%s in %s after the migration = %+v, %v", key, mode, rec, err)
+				}
+				if b, err := s.BookingGetByIdempotencyKey(ctx, 1, mode, key); err != nil || b.Test != (mode == tradewind.ModeTest) {
+					t.Errorf("booking of %s in %s = %+v, %v", key, mode, b, err)
+				}
+			}
+			if _, err := s.IdempotencyGet(ctx, 1, tradewind.ModeLive, "test-key"); err == nil {
+				t.Error("the test key's record answers in live mode")
+			}
+			// The test key's key is free in live mode, and still taken in test mode.
+			if err := s.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeLive, Key: "test-key", RequestHash: "h", CreatedAt: now}); err != nil {
+				t.Errorf("live claim of a key used in test mode: %v", err)
+			}
+			if err := s.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeTest, Key: "test-key", RequestHash: "h", CreatedAt: now}); err == nil {
+				t.Error("second test claim of the key succeeded")
+			}
+		})
+	}
+}
