@@ -37,6 +37,7 @@ const (
 	ECodeValidationFailed       = "validation_failed"
 	ECodeRateLimited            = "rate_limited"
 	ECodeUnavailable            = "service_unavailable"
+	ECodeCursorExpired          = "cursor_expired"
 	ECodeInternal               = "internal_error"
 )
 

@@ -168,10 +168,55 @@ type BookingList struct {
 	Page     Page
 }
 
+// ListOption narrows ListBookings and AllBookings to the bookings matching a filter;
+// several options must all match.
+type ListOption func(url.Values)
+
+// WithStatus keeps bookings in one state: StatusConfirmed, StatusPending,
+// StatusOnRequest, StatusCancelled or StatusCompleted (a confirmed booking whose service
+// has ended; WithStatus(StatusConfirmed) then excludes it).
+func WithStatus(status string) ListOption { return func(q url.Values) { q.Set("status", status) } }
+
+// WithProductType keeps bookings of one product type (ProductHotel, …).
+func WithProductType(p string) ListOption { return func(q url.Values) { q.Set("product_type", p) } }
+
+// WithMode keeps test ("test") or live ("live") bookings.
+func WithMode(mode string) ListOption { return func(q url.Values) { q.Set("mode", mode) } }
+
+// CreatedBetween keeps bookings created from from to to. Each is a date (YYYY-MM-DD; to
+// includes its whole day, UTC) or an RFC 3339 date-time (to excluded); "" leaves that end
+// open.
+func CreatedBetween(from, to string) ListOption {
+	return func(q url.Values) { setIf(q, "created_from", from); setIf(q, "created_to", to) }
+}
+
+// ServiceBetween keeps bookings whose service period (first to last day, the check-out
+// day for stays) overlaps the dates from..to (YYYY-MM-DD, inclusive); "" leaves that end open.
+func ServiceBetween(from, to string) ListOption {
+	return func(q url.Values) { setIf(q, "service_from", from); setIf(q, "service_to", to) }
+}
+
+// WithPartnerReference keeps the booking with this partner reference.
+func WithPartnerReference(ref string) ListOption {
+	return func(q url.Values) { q.Set("partner_reference", ref) }
+}
+
+func setIf(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
 // ListBookings reads one page of the partner's bookings, test and live, newest first
-// (GET /bookings); page and perPage of 0 take the server's defaults (1 and 25).
-func (c *Client) ListBookings(ctx context.Context, page, perPage int) (*BookingList, error) {
+// (GET /bookings), narrowed by opts; page and perPage of 0 take the server's defaults
+// (1 and 25). Reconciling one day's live bookings is one call:
+//
+//	c.ListBookings(ctx, 1, 100, client.WithMode("live"), client.CreatedBetween("2027-01-04", "2027-01-04"))
+func (c *Client) ListBookings(ctx context.Context, page, perPage int, opts ...ListOption) (*BookingList, error) {
 	q := url.Values{}
+	for _, o := range opts {
+		o(q)
+	}
 	if page > 0 {
 		q.Set("page", strconv.Itoa(page))
 	}
@@ -186,14 +231,14 @@ func (c *Client) ListBookings(ctx context.Context, page, perPage int) (*BookingL
 	return orNil(&out, c.read(ctx, http.MethodGet, path, nil, &out.Bookings, &out.Page))
 }
 
-// AllBookings iterates over all the partner's bookings, newest first, reading pages of
-// 100 as it goes. A booking created meanwhile can shift the pages; none is yielded twice.
-// On an error it yields the error once and stops.
-func (c *Client) AllBookings(ctx context.Context) iter.Seq2[Booking, error] {
+// AllBookings iterates over all the partner's bookings matching opts, newest first,
+// reading pages of 100 as it goes. A booking created meanwhile can shift the pages; none
+// is yielded twice. On an error it yields the error once and stops.
+func (c *Client) AllBookings(ctx context.Context, opts ...ListOption) iter.Seq2[Booking, error] {
 	return func(yield func(Booking, error) bool) {
 		seen := map[string]bool{}
 		for page := 1; ; page++ {
-			list, err := c.ListBookings(ctx, page, 100)
+			list, err := c.ListBookings(ctx, page, 100, opts...)
 			if err != nil {
 				yield(Booking{}, err)
 				return

@@ -221,6 +221,9 @@ func (c *Client) once(ctx context.Context, cl call, body []byte) (*result, error
 		req.Header[k] = v
 	}
 	req.Header.Set("auth-api-key", c.apiKey)
+	if sc := scenarioOf(ctx); sc != "" {
+		req.Header.Set(HeaderScenario, sc)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {

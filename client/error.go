@@ -31,6 +31,7 @@ const (
 	CodeTravellersCountMismatch   = "travellers_count_mismatch"   // 422: package travellers do not match the party
 	CodeIdempotencyKeyReused      = "idempotency_key_reused"      // 422: the Idempotency-Key already booked another body
 	CodeValidationFailed          = "validation_failed"           // 422: invalid webhook subscription
+	CodeCursorExpired             = "cursor_expired"              // 410: the event feed cursor is unknown or past the 30-day retention
 	CodeRateLimited               = "rate_limited"                // 429: over the request budget; see RetryAfter
 	CodeInternalError             = "internal_error"              // 500: quote RequestID to support
 	CodeServiceUnavailable        = "service_unavailable"         // 503: retry later

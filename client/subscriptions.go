@@ -24,6 +24,11 @@ type WebhookSubscription struct {
 	// Secret ("whsec_…") signs the deliveries; it is returned only by CreateWebhook:
 	// keep it to verify deliveries with VerifyWebhook or ParseWebhook.
 	Secret string `json:"secret,omitempty"`
+	// PausedAt is set while the subscription is paused: nothing is delivered until it is
+	// resumed. PauseReason is "failing" when every delivery failed for 3 days, else
+	// "operator" or "partner". Catch up with Events meanwhile.
+	PausedAt    *time.Time `json:"paused_at,omitempty"`
+	PauseReason string     `json:"pause_reason,omitempty"`
 }
 
 // CreateWebhookRequest is the body of POST /webhooks.

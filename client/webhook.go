@@ -24,8 +24,8 @@ const (
 	HeaderTimestamp = "X-Partner-Timestamp"
 	// HeaderSignature carries the hex HMAC-SHA256 of "<timestamp>.<raw_body>".
 	HeaderSignature = "X-Partner-Signature"
-	// HeaderSignatureNext carries, for 24 hours after the partner rolled the
-	// subscription's secret, the same signature made with the new secret.
+	// HeaderSignatureNext carries, during a secret roll (24 hours), the same HMAC made with
+	// the new secret, while HeaderSignature is still made with the old one.
 	HeaderSignatureNext = "X-Partner-Signature-Next"
 )
 
@@ -37,7 +37,7 @@ const MaxWebhookBody = 1 << 20
 
 // Errors returned by VerifyWebhook and ParseWebhook; match them with errors.Is.
 var (
-	// ErrWebhookNoSignature means the X-Partner-Signature header is missing or empty.
+	// ErrWebhookNoSignature means both X-Partner-Signature and X-Partner-Signature-Next are missing or empty.
 	ErrWebhookNoSignature = errors.New("webhook: missing signature")
 	// ErrWebhookTimestamp means X-Partner-Timestamp is missing, not an integer or outside the tolerance.
 	ErrWebhookTimestamp = errors.New("webhook: bad or expired timestamp")
@@ -56,7 +56,7 @@ type WebhookEvent struct {
 	CreatedAt time.Time       `json:"created_at"` // when the event happened, not when it was sent
 	Partner   string          `json:"partner"`    // the partner identifier
 	Data      json.RawMessage `json:"data"`       // the event's payload; its shape depends on Type
-	// TestEvent is true for a sample sent with the portal's "Send test event".
+	// TestEvent is true on a sample event sent from the portal's "send a test event".
 	TestEvent bool `json:"test_event,omitempty"`
 }
 
@@ -76,16 +76,32 @@ func mac(secret, timestamp string, body []byte) []byte {
 // VerifyWebhook checks the signature headers of a delivery against its raw body, accepting
 // a timestamp at most tolerance (DefaultWebhookTolerance when 0 or less) away from now.
 //
-// The comparison is constant-time. The signed string uses the timestamp exactly as sent.
-// The signature made with secret may be in X-Partner-Signature or, during the 24 hours
-// after the subscription's secret was rolled, in X-Partner-Signature-Next: a receiver
-// can switch to the new secret at once and keep working when the old one retires.
+// The signature may be in X-Partner-Signature or, during a secret roll, in
+// X-Partner-Signature-Next: a delivery matches when either header was made with secret,
+// so a receiver keeps working with the old secret and can switch to the new one at any
+// time of the roll. The comparison is constant-time. The signed string uses the
+// timestamp exactly as sent.
 func VerifyWebhook(secret string, header http.Header, body []byte, tolerance time.Duration, now time.Time) error {
+	return verifyWebhook([]string{secret}, header, body, tolerance, now)
+}
+
+// verifyWebhook is VerifyWebhook for any of several secrets (a receiver in the middle of
+// its own switch may hold both the old and the new one).
+func verifyWebhook(secrets []string, header http.Header, body []byte, tolerance time.Duration, now time.Time) error {
 	if tolerance <= 0 {
 		tolerance = DefaultWebhookTolerance
 	}
-	sig := strings.TrimSpace(header.Get(HeaderSignature))
-	if sig == "" {
+	var sigs [][]byte
+	for _, h := range []string{HeaderSignature, HeaderSignatureNext} {
+		if v := strings.TrimSpace(header.Get(h)); v != "" {
+			got, err := hex.DecodeString(v)
+			if err != nil {
+				got = nil // an undecodable header matches nothing
+			}
+			sigs = append(sigs, got)
+		}
+	}
+	if len(sigs) == 0 {
 		return ErrWebhookNoSignature
 	}
 	tsText := strings.TrimSpace(header.Get(HeaderTimestamp))
@@ -100,18 +116,23 @@ func VerifyWebhook(secret string, header http.Header, body []byte, tolerance tim
 	if age := now.Sub(time.Unix(ts, 0)); age > tolerance || age < -tolerance {
 		return fmt.Errorf("%w: %s away from now, more than %s", ErrWebhookTimestamp, age.Round(time.Second), tolerance)
 	}
-	if secret == "" {
-		return fmt.Errorf("%w: no secret configured", ErrWebhookSignature)
-	}
-	want := mac(secret, tsText, body)
-	// During a secret roll either header may carry the signature of this secret: the
-	// old secret's in X-Partner-Signature, the new one's in X-Partner-Signature-Next.
-	for _, h := range []string{sig, strings.TrimSpace(header.Get(HeaderSignatureNext))} {
-		if got, err := hex.DecodeString(h); err == nil && h != "" && hmac.Equal(got, want) {
-			return nil
+	matched := false
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		want := mac(secret, tsText, body)
+		for _, got := range sigs {
+			// Every comparison runs, so the time taken does not tell which one matched.
+			if got != nil && hmac.Equal(got, want) {
+				matched = true
+			}
 		}
 	}
-	return ErrWebhookSignature
+	if !matched {
+		return ErrWebhookSignature
+	}
+	return nil
 }
 
 // ParseWebhook reads r's body (at most MaxWebhookBody bytes), verifies it with VerifyWebhook
@@ -120,6 +141,10 @@ func VerifyWebhook(secret string, header http.Header, body []byte, tolerance tim
 // It also checks that X-Partner-Event-Id and X-Partner-Event, which the signature does not
 // cover, agree with the signed body, so that de-duplicating by either is safe.
 func ParseWebhook(r *http.Request, secret string) (*WebhookEvent, error) {
+	return parseWebhook(r, []string{secret}, 0, time.Now())
+}
+
+func parseWebhook(r *http.Request, secrets []string, tolerance time.Duration, now time.Time) (*WebhookEvent, error) {
 	if r.Body == nil {
 		return nil, fmt.Errorf("%w: no body", ErrWebhookMalformed)
 	}
@@ -130,7 +155,7 @@ func ParseWebhook(r *http.Request, secret string) (*WebhookEvent, error) {
 	if len(body) > MaxWebhookBody {
 		return nil, ErrWebhookTooLarge
 	}
-	if err := VerifyWebhook(secret, r.Header, body, 0, time.Now()); err != nil {
+	if err := verifyWebhook(secrets, r.Header, body, tolerance, now); err != nil {
 		return nil, err
 	}
 	var ev WebhookEvent

@@ -209,7 +209,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	c.wireWebhooks(srv, d)
-	if err := c.wireJobs(e, st, srv); err != nil {
+	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}
 	if err := c.wirePortal(e, svc, srv); err != nil {

@@ -16,6 +16,8 @@ type webhookCmd struct {
 	List       webhookListCmd       `cmd:"" help:"List active webhook subscriptions (never their secrets)."`
 	Deliveries webhookDeliveriesCmd `cmd:"" help:"List webhook deliveries, newest first, with their attempts."`
 	Redeliver  webhookRedeliverCmd  `cmd:"" help:"Send an event again to every active subscription that received it."`
+	Pause      webhookPauseCmd      `cmd:"" help:"Pause a subscription: its deliveries wait until it is resumed."`
+	Resume     webhookResumeCmd     `cmd:"" help:"Resume a paused subscription and redeliver what failed while it was failing or paused."`
 }
 
 type webhookDeliveriesCmd struct {
@@ -128,6 +130,43 @@ func (c *webhookRedeliverCmd) Run(e *env) error {
 			return
 		}
 		fmt.Fprintf(w, "Event %s is due again for %d subscription(s); a running server sends it within a second.\n", c.EventID, n)
+	})
+}
+
+type webhookPauseCmd struct {
+	ID int64 `arg:"" name:"ID" help:"The subscription's id."`
+}
+
+func (c *webhookPauseCmd) Run(e *env) error {
+	st, svc, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := svc.PauseSubscription(e.ctx, 0, c.ID, booking.PauseReasonOperator); err != nil {
+		return err
+	}
+	return e.print(map[string]any{"id": c.ID, "paused": true}, func(w io.Writer) {
+		fmt.Fprintf(w, "Subscription %d is paused: its deliveries wait until `tradewind webhook resume %d`.\n", c.ID, c.ID)
+	})
+}
+
+type webhookResumeCmd struct {
+	ID int64 `arg:"" name:"ID" help:"The subscription's id."`
+}
+
+func (c *webhookResumeCmd) Run(e *env) error {
+	st, svc, err := e.open()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := svc.ResumeSubscription(e.ctx, 0, c.ID)
+	if err != nil {
+		return err
+	}
+	return e.print(map[string]any{"id": c.ID, "paused": false, "deliveries": n}, func(w io.Writer) {
+		fmt.Fprintf(w, "Subscription %d is resumed; %d delivery(ies) are due and a running server sends them within a second.\n", c.ID, n)
 	})
 }
 

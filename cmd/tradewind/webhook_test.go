@@ -19,6 +19,19 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
+// catalogAndPartner imports the test catalog, creates the partner acme and returns
+// `key issue --json` of a key of mode.
+func catalogAndPartner(t *testing.T, dsn, mode string) map[string]any {
+	t.Helper()
+	if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
+		t.Fatal(r.err)
+	}
+	runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+	var key map[string]any
+	mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", mode)
+	return key
+}
+
 // TestServeDeliversWebhooks runs `tradewind serve` with a compressed retry schedule: a
 // booking's event reaches the receiver after one failed attempt, the operator lists the
 // delivery with its attempts and has it sent again.
@@ -27,12 +40,7 @@ func TestServeDeliversWebhooks(t *testing.T) {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
 			dsn := o.DSN(t)
-			if r := runTradewind(t, dsn, "", "catalog", "import", writeCatalog(t, apitest.Catalog())); r.err != nil {
-				t.Fatal(r.err)
-			}
-			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
-			var key map[string]any
-			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "live")
+			key := catalogAndPartner(t, dsn, "live")
 
 			// The receiver refuses the first delivery. Its url is plain http on loopback,
 			// which only --webhook-allow-private permits, so the subscription is written
@@ -157,5 +165,74 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWebhookPauseResume runs `tradewind webhook pause ID` and `resume ID`.
+func TestWebhookPauseResume(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "10000")
+			st, err := database.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := st.PartnerGetByName(context.Background(), "acme")
+			var sub *store.Subscription
+			if err == nil {
+				sub, err = st.SubscriptionCreate(context.Background(), store.SubscriptionCreateParams{PartnerID: p.ID, URL: "https://acme.example/h",
+					EventTypes: []tradewind.EventType{tradewind.EventBookingConfirmed}, Secret: "whsec_x", CreatedAt: time.Now()})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := fmt.Sprint(sub.ID)
+			var out map[string]any
+			mustJSON(t, dsn, &out, "webhook", "pause", id)
+			if out["paused"] != true {
+				t.Errorf("pause --json = %v", out)
+			}
+			got, err := st.SubscriptionGetByID(context.Background(), sub.ID)
+			st.Close()
+			if err != nil || got.PausedAt.IsZero() || got.PauseReason != "operator" {
+				t.Errorf("after pause: %+v %v", got, err)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "pause", id); r.err == nil || !strings.Contains(r.err.Error(), "already paused") {
+				t.Errorf("second pause: %v", r.err)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "resume", id); r.err != nil || !strings.Contains(r.stdout, "resumed") {
+				t.Errorf("resume: %v %s", r.err, r.stdout)
+			}
+			if r := runTradewind(t, dsn, "", "webhook", "resume", "999"); r.err == nil || !strings.Contains(r.err.Error(), "not found") {
+				t.Errorf("resume of an unknown subscription: %v", r.err)
+			}
+		})
+	}
+}
+
+// TestServeRunsScenarioTimers: `serve` runs the periodic job that carries out a sandbox
+// scenario's timed change (on_request; confirm_after=1) on its own.
+func TestServeRunsScenarioTimers(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			dsn := o.DSN(t)
+			key := catalogAndPartner(t, dsn, "test")
+			s := startServe(t, dsn)
+			c := client.New(s.base, key["key"].(string))
+			ctx := context.Background()
+			b, err := c.Book(client.WithScenario(ctx, "on_request; confirm_after=1"), &client.BookRequest{Guest: client.Guest{Name: "X"},
+				Quote: client.Quote{ProductType: client.ProductHotel, HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
+					CheckIn: dayFromNow(3), CheckOut: dayFromNow(4), Rooms: 1, Adults: 1}})
+			if err != nil || b.Status != client.StatusOnRequest {
+				t.Fatalf("book: %+v %v", b, err)
+			}
+			waitUntil(t, "the scenario's confirmation", func() bool {
+				got, err := c.GetBooking(ctx, b.Reference)
+				return err == nil && got.Status == client.StatusConfirmed
+			})
+		})
 	}
 }

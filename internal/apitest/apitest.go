@@ -181,6 +181,14 @@ func (r *Response) Decode(tb testing.TB, v any) {
 	}
 }
 
+// Maps returns the response's data as an array of JSON objects.
+func (r *Response) Maps(tb testing.TB) []map[string]any {
+	tb.Helper()
+	var m []map[string]any
+	r.Decode(tb, &m)
+	return m
+}
+
 // Map returns the response's data as a JSON object.
 func (r *Response) Map(tb testing.TB) map[string]any {
 	tb.Helper()

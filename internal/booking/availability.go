@@ -10,9 +10,12 @@ import (
 
 // emitAvailabilityChanged writes availability.changed for days from..to (inclusive) of
 // an item to each of the subscribers, in the caller's transaction.
+//
+// One more copy goes to the event feed (store.FeedPartnerID), which every partner whose
+// key enables the product reads, subscribed or not.
 func (s *Service) emitAvailabilityChanged(ctx context.Context, tx store.Querier, subscribers []int64, kind tradewind.ProductType, itemID int64, from, to string) error {
-	for _, pid := range subscribers {
-		data := map[string]any{"product_type": kind, "item_id": itemID, "start": from, "end": to}
+	data := map[string]any{"product_type": kind, "item_id": itemID, "start": from, "end": to}
+	for _, pid := range append([]int64{store.FeedPartnerID}, subscribers...) {
 		if err := s.emit(ctx, tx, pid, tradewind.EventAvailabilityChanged, data); err != nil {
 			return err
 		}

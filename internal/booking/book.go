@@ -39,6 +39,9 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 	if err != nil {
 		return nil, err
 	}
+	if err := c.scenarioQuote(pq, OpPrebook); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(lockedQuote{Quote: *q, Policy: pq.Policy})
 	if err != nil {
 		return nil, err
@@ -240,12 +243,18 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		if err := checkTravellers(q); err != nil {
 			return err
 		}
+		if err := c.scenarioQuote(pq, OpBook); err != nil {
+			return err
+		}
 		if locked != nil {
 			pq.Total = locked.TotalPrice
 		}
 		b, err := s.newBooking(c, idemKey, req, q, pq)
 		if err != nil {
 			return err
+		}
+		if st := c.scenarioStatus(); st != "" {
+			b.Status = st
 		}
 		if !c.Test() {
 			if ok, err := tx.InventoryClaim(ctx, pq.Claim); err != nil {
@@ -268,6 +277,9 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
+			return err
+		}
+		if err := c.scheduleScenario(ctx, tx, b, s.now()); err != nil {
 			return err
 		}
 		if locked != nil {
@@ -391,17 +403,9 @@ func (s *Service) GetBooking(ctx context.Context, c *Caller, reference string) (
 	return s.View(b), nil
 }
 
-// ListBookings returns a page of the caller's bookings, newest first.
-func (s *Service) ListBookings(ctx context.Context, c *Caller, pg Page) ([]*BookingView, PageMeta, error) {
-	list, total, err := s.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID, Offset: (pg.Page - 1) * pg.PerPage, Limit: pg.PerPage})
-	if err != nil {
-		return nil, PageMeta{}, err
-	}
-	out := make([]*BookingView, 0, len(list))
-	for _, b := range list {
-		out = append(out, s.View(b))
-	}
-	return out, pg.meta(total), nil
+// ListBookings returns a page of the caller's bookings matching f, newest first.
+func (s *Service) ListBookings(ctx context.Context, c *Caller, f BookingFilter, pg Page) ([]*BookingView, PageMeta, error) {
+	return s.FindBookings(ctx, c.Partner.ID, f, pg)
 }
 
 // CancelResult is the data of a cancellation.
@@ -545,8 +549,6 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	f := store.BookingFilter{PartnerID: partnerID}
-	statusFilter(&f, status, s.today())
-	list, _, err := s.Store.BookingList(ctx, f)
+	list, _, err := s.Store.BookingList(ctx, BookingFilter{Status: tradewind.BookingStatus(status)}.storeFilter(partnerID, s.today()))
 	return list, err
 }

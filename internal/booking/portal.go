@@ -78,10 +78,10 @@ func (s *Service) Filter(partnerID int64, q BookingQuery) (store.BookingFilter, 
 		f.CreatedBefore = t.AddDate(0, 0, 1)
 	}
 	if _, ok := day("service_from", q.ServiceFrom); ok {
-		f.StartFrom = q.ServiceFrom
+		f.ServiceFrom = q.ServiceFrom
 	}
 	if _, ok := day("service_to", q.ServiceTo); ok {
-		f.StartTo = q.ServiceTo
+		f.ServiceTo = q.ServiceTo
 	}
 	if q.BeforeID < 0 {
 		p.add("before: a booking id")

@@ -56,6 +56,8 @@ func New(st store.Store, clock tradewind.Clock, logger *slog.Logger) *Service {
 type Caller struct {
 	Partner *tradewind.Partner
 	Key     *tradewind.APIKey
+	// Scenario is the sandbox scenario the request asked for (test keys only), or nil.
+	Scenario *Scenario
 }
 
 // Test reports whether the caller used a test key.

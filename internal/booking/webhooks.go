@@ -36,6 +36,10 @@ type SubscriptionView struct {
 	Active     bool      `json:"active"`
 	CreatedAt  time.Time `json:"created_at"`
 	Secret     string    `json:"secret,omitempty"`
+	// PausedAt and PauseReason are set while the subscription is paused: "failing" when
+	// every delivery failed for FailingPauseAfter, "operator" or "partner" by hand.
+	PausedAt    *time.Time `json:"paused_at,omitempty"`
+	PauseReason string     `json:"pause_reason,omitempty"`
 }
 
 func viewSubscription(sub *store.Subscription) *SubscriptionView {
@@ -43,6 +47,10 @@ func viewSubscription(sub *store.Subscription) *SubscriptionView {
 		CreatedAt: sub.CreatedAt.Truncate(time.Second)}
 	for _, t := range sub.EventTypes {
 		v.EventTypes = append(v.EventTypes, string(t))
+	}
+	if !sub.PausedAt.IsZero() {
+		at := sub.PausedAt.Truncate(time.Second)
+		v.PausedAt, v.PauseReason = &at, sub.PauseReason
 	}
 	return v
 }

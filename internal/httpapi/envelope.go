@@ -36,6 +36,7 @@ var statusOf = map[string]int{
 	tradewind.ECodeValidationFailed:       http.StatusUnprocessableEntity,
 	tradewind.ECodeRateLimited:            http.StatusTooManyRequests,
 	tradewind.ECodeUnavailable:            http.StatusServiceUnavailable,
+	tradewind.ECodeCursorExpired:          http.StatusGone,
 	tradewind.ECodeInternal:               http.StatusInternalServerError,
 }
 

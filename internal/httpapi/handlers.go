@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -130,12 +131,37 @@ func queryPage(r *http.Request) (booking.Page, error) {
 	return booking.ValidatePage(page, perPage)
 }
 
+// joinInvalid merges bad_request errors into one listing every problem; any other error
+// is returned as it is.
+func joinInvalid(errs ...error) error {
+	var details []string
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var te *tradewind.Error
+		if !errors.As(err, &te) || te.Code != tradewind.ECodeBadRequest {
+			return err
+		}
+		details = append(details, te.Details...)
+	}
+	if len(details) == 0 && errs != nil {
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return tradewind.Invalid(details)
+}
+
 func (s *Server) listBookings(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
-	pg, err := queryPage(r)
-	if err != nil {
+	pg, pgErr := queryPage(r)
+	f, fErr := booking.ParseBookingFilter(r.URL.Query())
+	if err := joinInvalid(pgErr, fErr); err != nil {
 		return nil, err
 	}
-	list, meta, err := s.cfg.Service.ListBookings(r.Context(), c, pg)
+	list, meta, err := s.cfg.Service.ListBookings(r.Context(), c, f, pg)
 	if err != nil {
 		return nil, err
 	}

@@ -224,5 +224,8 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 	if err := checkContentType(r, body); err != nil {
 		return nil, err
 	}
+	if err := s.scenario(w, r, e, c); err != nil {
+		return nil, err
+	}
 	return e.h(r, c, body)
 }

@@ -48,6 +48,9 @@ func (s *Server) endpoints() []endpoint {
 		{method: "GET", path: "/bookings/{reference}", scope: tradewind.ScopeBookingRead, h: s.getBooking},
 		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, effect: stateChanging, h: s.cancel},
 
+		{method: "GET", path: "/events", scope: tradewind.ScopeBookingRead, h: s.listEvents},
+		{method: "GET", path: "/events/{id}", scope: tradewind.ScopeBookingRead, h: s.getEvent},
+
 		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.listWebhooks},
 		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
 		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},

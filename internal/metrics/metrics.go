@@ -22,6 +22,7 @@ type Recorder struct {
 	bookings *prometheus.CounterVec
 	credit   *prometheus.CounterVec
 	webhooks *prometheus.CounterVec
+	paused   prometheus.Counter
 }
 
 // WebhookObserver is what the webhook dispatcher reports each delivery attempt to;
@@ -59,8 +60,12 @@ func New(reg prometheus.Registerer) *Recorder {
 			Name: "tradewind_webhook_deliveries_total",
 			Help: "Webhook delivery attempts by result (delivered or failed).",
 		}, []string{"result"}),
+		paused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tradewind_webhook_subscriptions_auto_paused_total",
+			Help: "Webhook subscriptions paused automatically because every delivery failed for 3 days.",
+		}),
 	}
-	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks)
+	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks, r.paused)
 	return r
 }
 
@@ -95,6 +100,9 @@ func (r *Recorder) WebhookDelivery(ok bool) {
 	}
 	r.webhooks.WithLabelValues(result).Inc()
 }
+
+// SubscriptionsAutoPaused records n subscriptions paused because their deliveries failed.
+func (r *Recorder) SubscriptionsAutoPaused(n int) { r.paused.Add(float64(n)) }
 
 // Handler serves the metrics gathered by g in the Prometheus text format.
 func Handler(g prometheus.Gatherer) http.Handler {

@@ -43,6 +43,7 @@ func TestRecorder(t *testing.T) {
 	rec.WebhookDelivery(true)
 	rec.WebhookDelivery(false)
 	rec.WebhookDelivery(false)
+	rec.SubscriptionsAutoPaused(2)
 
 	text := scrape(t, reg)
 	for _, want := range []string{
@@ -56,6 +57,7 @@ func TestRecorder(t *testing.T) {
 		`tradewind_credit_drawn_minor_units_total{currency="EUR"} 12350`,
 		`tradewind_webhook_deliveries_total{result="delivered"} 1`,
 		`tradewind_webhook_deliveries_total{result="failed"} 2`,
+		`tradewind_webhook_subscriptions_auto_paused_total 2`,
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("metrics lack %s\n%s", want, text)

@@ -92,17 +92,18 @@ type BookingFilter struct {
 	// ending on or after it (how "completed" is told from "confirmed").
 	EndBefore string
 	EndFrom   string
-	// The filters of the portal's Bookings page, which the API's GET /bookings reuses.
-	Test          *bool                 // nil: both modes
-	ProductType   tradewind.ProductType // "": every product
-	Search        string                // case-insensitive part of the reference, partner reference or guest
-	CreatedFrom   time.Time             // inclusive; zero: no bound
-	CreatedBefore time.Time             // exclusive; zero: no bound
-	StartFrom     string                // first day of service on or after (YYYY-MM-DD)
-	StartTo       string                // first day of service on or before
-	BeforeID      int64                 // keyset paging: only bookings with a smaller id
-	Offset        int
-	Limit         int // 0: no limit
+	// The filters of GET /bookings and of the portal's Bookings page (booking.BookingFilter).
+	ProductType      tradewind.ProductType // "": every product
+	Test             *bool                 // nil: both modes
+	Search           string                // case-insensitive part of the reference, partner reference or guest
+	CreatedFrom      time.Time             // created_at ≥ CreatedFrom unless zero
+	CreatedBefore    time.Time             // created_at < CreatedBefore unless zero
+	ServiceFrom      string                // end_date ≥ ServiceFrom unless "": the service period overlaps
+	ServiceTo        string                // start_date ≤ ServiceTo unless ""
+	PartnerReference string                // exact match unless ""
+	BeforeID         int64                 // keyset paging: only ids below it, unless 0
+	Offset           int
+	Limit            int // 0: no limit
 }
 
 // IdempotencyRecord is what an Idempotency-Key remembers: whose it is, in which mode,
@@ -136,6 +137,10 @@ type Subscription struct {
 	Secret     string
 	Active     bool
 	CreatedAt  time.Time
+	// PausedAt is when the subscription was paused (zero: not paused), PauseReason why
+	// ("failing" when paused automatically).
+	PausedAt    time.Time
+	PauseReason string
 	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
 	// way); set by SubscriptionGet.
 	NextSecretFrom time.Time
@@ -143,7 +148,9 @@ type Subscription struct {
 
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
+	FeedQuerier
 	PortalQuerier // portal.go
+
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error
 	// PartnerUpdate writes every contract field of p (not CreditUsed). ErrNotFound.

@@ -35,7 +35,8 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
 	},
-	CopyFrom: copyFrom,
+	CopyFrom:         copyFrom,
+	EventInsertOrder: "inserted",
 }
 
 // copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the

@@ -36,8 +36,9 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
 	},
-	Anonymous:     true,
-	BeforeAnalyze: "PRAGMA analysis_limit = 1000",
+	Anonymous:        true,
+	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
+	EventInsertOrder: "rowid",
 }
 
 // Open opens (creating if needed) the database file at path, or a private in-memory

@@ -149,8 +149,10 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 }
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
-	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent); err != nil {
+	x := indexedOf(e.Data)
+	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType); err != nil {
 		return err
 	}
 	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
@@ -203,11 +205,14 @@ func bookingWhere(f store.BookingFilter) (string, []any) {
 	if !f.CreatedBefore.IsZero() {
 		add("created_at < ?", ts(f.CreatedBefore))
 	}
-	if f.StartFrom != "" {
-		add("start_date >= ?", f.StartFrom)
+	if f.ServiceFrom != "" {
+		add("end_date >= ?", f.ServiceFrom)
 	}
-	if f.StartTo != "" {
-		add("start_date <= ?", f.StartTo)
+	if f.ServiceTo != "" {
+		add("start_date <= ?", f.ServiceTo)
+	}
+	if f.PartnerReference != "" {
+		add("partner_reference = ?", f.PartnerReference)
 	}
 	if f.BeforeID != 0 {
 		add("id < ?", f.BeforeID)

@@ -12,12 +12,13 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-const subscriptionColumns = `id, partner_id, url, event_types, secret, active, created_at`
+const subscriptionColumns = `id, partner_id, url, event_types, secret, active, created_at, paused_at, pause_reason`
 
 func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription, error) {
 	var s store.Subscription
 	var types string
-	if err := row.Scan(&s.ID, &s.PartnerID, &s.URL, &types, &s.Secret, &s.Active, &s.CreatedAt); err != nil {
+	var paused sql.NullTime
+	if err := row.Scan(&s.ID, &s.PartnerID, &s.URL, &types, &s.Secret, &s.Active, &s.CreatedAt, &paused, &s.PauseReason); err != nil {
 		return nil, err
 	}
 	var err error
@@ -25,6 +26,7 @@ func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription,
 		return nil, err
 	}
 	s.CreatedAt = s.CreatedAt.UTC()
+	s.PausedAt = fromNull(paused)
 	return &s, nil
 }
 
@@ -102,6 +104,7 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 	ids, err := q.int64s(ctx, `WITH due AS (
 			SELECT id FROM webhook_deliveries
 			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions WHERE paused_at IS NOT NULL)
 			ORDER BY next_attempt_at, id LIMIT $2`+q.d.ForUpdateSkipLocked+`
 		)
 		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1

@@ -36,6 +36,11 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
+		// Booking filters, event feed, subscription pause, sandbox timers: feed.go.
+		"BookingFilters":    exerciseBookingFilters,
+		"EventFeed":         exerciseEventFeed,
+		"SubscriptionPause": exerciseSubscriptionPause,
+		"SandboxTimers":     exerciseSandboxTimers,
 		// Replay records of request signatures: replays.go.
 		"SignatureReplays": exerciseSignatureReplays,
 		// Job leases and retention deletes: maintenance.go.
@@ -46,15 +51,15 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"IdempotencyPrune":   exerciseIdempotencyPrune,
 		"SigningSecretPrune": exerciseSigningSecretPrune,
 		// The portal: portal.go.
-		"PartnerStatus":     exercisePartnerStatus,
-		"PortalUsers":       exercisePortalUsers,
-		"PortalSessions":    exercisePortalSessions,
-		"PortalInvitations": exercisePortalInvitations,
-		"Throttle":          exerciseThrottle,
-		"Audit":             exerciseAudit,
-		"CreditLedger":      exerciseCreditLedger,
-		"BookingFilters":    exerciseBookingFilters,
-		"PortalEvents":      exercisePortalEvents,
+		"PartnerStatus":        exercisePartnerStatus,
+		"PortalUsers":          exercisePortalUsers,
+		"PortalSessions":       exercisePortalSessions,
+		"PortalInvitations":    exercisePortalInvitations,
+		"Throttle":             exerciseThrottle,
+		"Audit":                exerciseAudit,
+		"CreditLedger":         exerciseCreditLedger,
+		"PortalBookingFilters": exercisePortalBookingFilters,
+		"PortalEvents":         exercisePortalEvents,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {

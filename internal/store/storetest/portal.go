@@ -323,13 +323,13 @@ func exerciseCreditLedger(t *testing.T, s store.Store) {
 	}
 }
 
-func exerciseBookingFilters(t *testing.T, s store.Store) {
+func exercisePortalBookingFilters(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
 	q := newPartner(t, s, "globex")
 	mk := func(partner *tradewind.Partner, ref, pref, guest string, test bool, product tradewind.ProductType, start string, at time.Time) {
 		b := newBooking(partner, ref, pref, "")
-		b.Guest, b.Test, b.ProductType, b.StartDate, b.CreatedAt = []byte(guest), test, product, start, at
+		b.Guest, b.Test, b.ProductType, b.StartDate, b.EndDate, b.CreatedAt = []byte(guest), test, product, start, start, at
 		if err := s.BookingCreate(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func exerciseBookingFilters(t *testing.T, s store.Store) {
 		{"reference", store.BookingFilter{PartnerID: p.ID, Search: "filter03"}, []string{"HTL-FILTER03"}},
 		{"partner reference, _ is no wildcard", store.BookingFilter{PartnerID: p.ID, Search: "po_"}, []string{"HTL-FILTER01"}},
 		{"created", store.BookingFilter{PartnerID: p.ID, CreatedFrom: now.Add(30 * time.Minute), CreatedBefore: now.Add(90 * time.Minute)}, []string{"ACT-FILTER02"}},
-		{"service dates", store.BookingFilter{PartnerID: p.ID, StartFrom: "2027-02-15", StartTo: "2027-04-01"}, []string{"HTL-FILTER03", "ACT-FILTER02"}},
+		{"service period overlaps", store.BookingFilter{PartnerID: p.ID, ServiceFrom: "2027-02-15", ServiceTo: "2027-04-01"}, []string{"HTL-FILTER03", "ACT-FILTER02"}},
 		{"keyset", store.BookingFilter{PartnerID: p.ID, Limit: 2}, []string{"HTL-FILTER03", "ACT-FILTER02"}},
 	}
 	for _, c := range cases {

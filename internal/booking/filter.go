@@ -1,0 +1,172 @@
+package booking
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// BookingFilter selects a partner's bookings. It is the one filter of GET /bookings and
+// of the portal's Bookings page: both parse it with ParseBookingFilter from the same query
+// parameters and list with Service.FindBookings. The zero value selects every booking.
+type BookingFilter struct {
+	Status      tradewind.BookingStatus // confirmed, pending, on_request, cancelled or completed (derived)
+	ProductType tradewind.ProductType   // "" any
+	Mode        tradewind.Mode          // "" both, else test or live bookings only
+	// CreatedFrom ≤ created_at < CreatedBefore; zero times are open ends.
+	CreatedFrom, CreatedBefore time.Time
+	// ServiceFrom and ServiceTo (YYYY-MM-DD, inclusive) keep bookings whose service period
+	// (first day to last day, the check-out day for stays) overlaps them; "" is open.
+	ServiceFrom, ServiceTo string
+	PartnerReference       string // exact match
+}
+
+// Booking filter query parameters, in the order errors are reported.
+var bookingFilterParams = []string{"status", "product_type", "mode", "created_from", "created_to",
+	"service_from", "service_to", "partner_reference"}
+
+var filterStatuses = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
+	tradewind.StatusCancelled, tradewind.StatusCompleted}
+
+// ParseBookingFilter reads the filter query parameters: status, product_type, mode (test
+// or live), created_from / created_to (a date, whose whole day is included, or an RFC 3339
+// date-time: from inclusive, to exclusive), service_from / service_to (dates, inclusive)
+// and partner_reference. Every bad one is listed in one 400 bad_request; a parameter
+// given twice is refused rather than guessed at.
+func ParseBookingFilter(q url.Values) (BookingFilter, error) {
+	var f BookingFilter
+	var p problems
+	get := func(name string) string { return p.queryParam(q, name) }
+	if v := get("status"); v != "" {
+		f.Status = tradewind.BookingStatus(v)
+		if !slices.Contains(filterStatuses, f.Status) {
+			p.add("status: %q is not one of confirmed, pending, on_request, cancelled, completed", clip(v))
+		}
+	}
+	if v := get("product_type"); v != "" {
+		f.ProductType = tradewind.ProductType(v)
+		if !f.ProductType.Valid() {
+			p.add("product_type: %q is not one of hotel, activity, rental, package", clip(v))
+		}
+	}
+	if v := get("mode"); v != "" {
+		f.Mode = tradewind.Mode(v)
+		if f.Mode != tradewind.ModeTest && f.Mode != tradewind.ModeLive {
+			p.add("mode: %q is not one of test, live", clip(v))
+		}
+	}
+	if v := get("created_from"); v != "" {
+		t, _, ok := parseInstant(v)
+		if !ok {
+			p.add("created_from: %q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", clip(v))
+		}
+		f.CreatedFrom = t
+	}
+	if v := get("created_to"); v != "" {
+		t, isDate, ok := parseInstant(v)
+		if !ok {
+			p.add("created_to: %q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", clip(v))
+		}
+		if isDate {
+			t = t.AddDate(0, 0, 1) // the whole day
+		}
+		f.CreatedBefore = t
+	}
+	if !f.CreatedFrom.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedFrom.Before(f.CreatedBefore) {
+		p.add("created_to: must be after created_from")
+	}
+	for _, d := range []struct {
+		name string
+		dst  *string
+	}{{"service_from", &f.ServiceFrom}, {"service_to", &f.ServiceTo}} {
+		if v := get(d.name); v != "" {
+			if _, ok := catalog.ParseDate(v); !ok {
+				p.add("%s: %q is not a date (YYYY-MM-DD)", d.name, clip(v))
+			}
+			*d.dst = v
+		}
+	}
+	if f.ServiceFrom != "" && f.ServiceTo != "" && f.ServiceTo < f.ServiceFrom {
+		p.add("service_to: must not be before service_from")
+	}
+	if v := get("partner_reference"); v != "" {
+		if len([]rune(v)) > 64 {
+			p.add("partner_reference: at most 64 characters")
+		}
+		f.PartnerReference = v
+	}
+	return f, p.err()
+}
+
+// queryParam returns the one value of a query parameter ("" when absent); a parameter
+// given twice or holding NUL is a problem.
+func (p *problems) queryParam(q url.Values, name string) string {
+	vs := q[name]
+	if len(vs) > 1 {
+		p.add("%s: given %d times; give it once", name, len(vs))
+	}
+	if len(vs) == 0 {
+		return ""
+	}
+	if strings.ContainsRune(vs[0], 0) {
+		p.add("%s: must not contain NUL characters", name)
+		return ""
+	}
+	return vs[0]
+}
+
+// clip shortens a client's value quoted back in an error, so answers stay small.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+// parseInstant parses a date (as midnight UTC, isDate true) or an RFC 3339 date-time.
+func parseInstant(v string) (t time.Time, isDate, ok bool) {
+	if d, ok := catalog.ParseDate(v); ok {
+		return d.UTC(), true, true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil || t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, false, false
+	}
+	return t.UTC(), false, true
+}
+
+// storeFilter is the store query of f for one partner, today deciding which confirmed
+// bookings are completed.
+func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingFilter {
+	sf := store.BookingFilter{PartnerID: partnerID, ProductType: f.ProductType,
+		CreatedFrom: f.CreatedFrom, CreatedBefore: f.CreatedBefore, ServiceFrom: f.ServiceFrom, ServiceTo: f.ServiceTo,
+		PartnerReference: f.PartnerReference}
+	statusFilter(&sf, string(f.Status), today)
+	if f.Mode != "" {
+		test := f.Mode == tradewind.ModeTest
+		sf.Test = &test
+	}
+	return sf
+}
+
+// FindBookings returns a page of the partner's bookings matching f, newest first, and
+// the page's meta.
+func (s *Service) FindBookings(ctx context.Context, partnerID int64, f BookingFilter, pg Page) ([]*BookingView, PageMeta, error) {
+	sf := f.storeFilter(partnerID, s.today())
+	sf.Offset, sf.Limit = (pg.Page-1)*pg.PerPage, pg.PerPage
+	list, total, err := s.Store.BookingList(ctx, sf)
+	if err != nil {
+		return nil, PageMeta{}, err
+	}
+	out := make([]*BookingView, 0, len(list))
+	for _, b := range list {
+		out = append(out, s.View(b))
+	}
+	return out, pg.meta(total), nil
+}
