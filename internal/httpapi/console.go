@@ -41,6 +41,9 @@ func (s *Server) ServeConsole(w http.ResponseWriter, r *http.Request, partnerID,
 	for _, h := range consoleDropped {
 		r.Header.Del(h)
 	}
+	if r.Body == nil { // as a server's request always has one
+		r.Body = http.NoBody
+	}
 	r = r.WithContext(context.WithValue(r.Context(), consoleCtxKey{}, consoleCall{partnerID: partnerID, keyID: keyID}))
 	s.handler.ServeHTTP(w, r)
 }
