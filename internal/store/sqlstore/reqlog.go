@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -77,4 +78,128 @@ func (q *queries) UsageList(ctx context.Context, partnerID int64, from, to time.
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+func (q *queries) UsagePrune(ctx context.Context, p store.PruneParams) (int, error) {
+	n, err := q.exec(ctx, `DELETE FROM usage_counters WHERE (partner_id, day, mode, route, status, error_code) IN
+		(SELECT partner_id, day, mode, route, status, error_code FROM usage_counters WHERE day < $1 LIMIT $2)`,
+		p.Before.UTC().Format(tradewind.DateLayout), p.Limit)
+	return int(n), err
+}
+
+// requestLogBatch is the number of entries per insert statement (× 21 parameters).
+const requestLogBatch = 200
+
+const requestLogColumns = `partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
+	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console,
+	request_body, request_size, response_body, response_size`
+
+func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 21, requestLogBatch, len(entries),
+		func(args []any, i int) []any {
+			e := entries[i]
+			return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
+				e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
+				nonNil(e.RequestBody), e.RequestSize, nonNil(e.ResponseBody), e.ResponseSize)
+		})
+}
+
+// nonNil stores an absent body as an empty one (the columns are NOT NULL).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// requestLogListColumns are the columns of a list row: every one but the bodies.
+const requestLogListColumns = `id, partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
+	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console, request_size, response_size`
+
+func scanRequestLog(row interface{ Scan(...any) error }, bodies bool) (*store.RequestLogEntry, error) {
+	var e store.RequestLogEntry
+	var us int64
+	dest := []any{&e.ID, &e.PartnerID, &e.Mode, &e.At, &e.Method, &e.Path, &e.Query, &e.Route, &e.Status, &e.ErrorCode, &us,
+		&e.KeyID, &e.KeyPrefix, &e.ClientAddr, &e.UserAgent, &e.RequestID, &e.IdempotencyKey, &e.Console,
+		&e.RequestSize, &e.ResponseSize}
+	if bodies {
+		dest = append(dest, &e.RequestBody, &e.ResponseBody)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	e.At, e.Duration = e.At.UTC(), time.Duration(us)*time.Microsecond
+	return &e, nil
+}
+
+func (q *queries) RequestLogList(ctx context.Context, f store.RequestLogFilter) ([]*store.RequestLogEntry, error) {
+	where, args := "partner_id = $1", []any{f.PartnerID}
+	add := func(cond string, vs ...any) {
+		for _, v := range vs {
+			args = append(args, v)
+			cond = strings.Replace(cond, "?", placeholders(len(args), 1), 1)
+		}
+		where += " AND " + cond
+	}
+	if f.Mode != "" {
+		add("mode = ?", string(f.Mode))
+	}
+	if f.StatusClass != 0 {
+		add("status >= ? AND status < ?", f.StatusClass*100, (f.StatusClass+1)*100)
+	}
+	if f.Status != 0 {
+		add("status = ?", f.Status)
+	}
+	if f.ErrorCode != "" {
+		add("error_code = ?", f.ErrorCode)
+	}
+	if f.Method != "" {
+		add("method = ?", f.Method)
+	}
+	if f.PathPrefix != "" {
+		add(`path LIKE ? ESCAPE '\'`, likeEscape(f.PathPrefix)+"%")
+	}
+	if f.KeyID != 0 {
+		add("key_id = ?", f.KeyID)
+	}
+	if !f.From.IsZero() {
+		add("at >= ?", ts(f.From))
+	}
+	if !f.To.IsZero() {
+		add("at < ?", ts(f.To))
+	}
+	if f.RequestID != "" {
+		add("request_id = ?", f.RequestID)
+	}
+	if !f.BeforeAt.IsZero() {
+		add("(at < ? OR (at = ? AND id < ?))", ts(f.BeforeAt), ts(f.BeforeAt), f.BeforeID)
+	}
+	args = append(args, f.Limit)
+	rows, err := q.db.QueryContext(ctx, `SELECT `+requestLogListColumns+` FROM request_logs WHERE `+where+
+		` ORDER BY at DESC, id DESC LIMIT `+placeholders(len(args), 1), args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*store.RequestLogEntry
+	for rows.Next() {
+		e, err := scanRequestLog(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) RequestLogGet(ctx context.Context, partnerID, id int64) (*store.RequestLogEntry, error) {
+	e, err := scanRequestLog(q.db.QueryRowContext(ctx, `SELECT `+requestLogListColumns+`, request_body, response_body
+		FROM request_logs WHERE partner_id = $1 AND id = $2`, partnerID, id), true)
+	return e, q.interpret(err)
+}
+
+func (q *queries) RequestLogPrune(ctx context.Context, p store.RequestLogPruneParams) (int, error) {
+	n, err := q.exec(ctx, `DELETE FROM request_logs WHERE id IN
+		(SELECT id FROM request_logs WHERE mode = $1 AND at < $2 ORDER BY at LIMIT $3)`, string(p.Mode), ts(p.Before), p.Limit)
+	return int(n), err
 }

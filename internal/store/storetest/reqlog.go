@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -111,5 +112,161 @@ func exerciseUsageCounters(t *testing.T, s store.Store) {
 		if r.Count != 2 {
 			t.Fatalf("counter %+v after two adds of 1", r)
 		}
+	}
+}
+
+// exerciseRequestLogs: entries are written in batches and read back whole (bodies with
+// any bytes), listed newest first with every filter and keyset paging, scoped to their
+// partner, and pruned per mode exactly up to the cut-off.
+func exerciseRequestLogs(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a, b := newPartner(t, s, "a"), newPartner(t, s, "b")
+	entry := func(partner int64, mode tradewind.Mode, at time.Time, method, path string, status int) *store.RequestLogEntry {
+		return &store.RequestLogEntry{PartnerID: partner, Mode: mode, At: at, Method: method, Path: path, Query: "city=Paris",
+			Route: method + " " + path, Status: status, Duration: 1500 * time.Microsecond, KeyID: 7, KeyPrefix: "tw_test_ab",
+			ClientAddr: "10.0.0.1", UserAgent: "sdk/1", RequestID: fmt.Sprintf("req-%s-%d", path, status),
+			RequestBody: []byte(`{"a":1}`), RequestSize: 7, ResponseBody: []byte{'{', 0xff, 0, '}'}, ResponseSize: 100}
+	}
+	var all []*store.RequestLogEntry
+	for i := range 450 { // more than one insert statement
+		e := entry(a.ID, tradewind.ModeTest, now.Add(time.Duration(i)*time.Second), "GET", "/api/partner/v1/hotels/search", 200)
+		if i%10 == 0 {
+			e.Status, e.ErrorCode, e.Method, e.Path, e.RequestID = 404, "not_found", "POST", "/api/partner/v1/bookings", "same-id"
+		}
+		if i%3 == 0 {
+			e.At = now.Add(time.Duration(i-1) * time.Second) // equal times: the id orders them
+		}
+		all = append(all, e)
+	}
+	live := entry(a.ID, tradewind.ModeLive, now, "GET", "/api/partner/v1/bookings", 500)
+	live.Console, live.IdempotencyKey, live.ErrorCode = true, "idem-1", "internal_error"
+	other := entry(b.ID, tradewind.ModeTest, now, "GET", "/api/partner/v1/hotels/search", 200)
+	if err := s.RequestLogInsert(ctx, append(all, live, other)); err != nil {
+		t.Fatalf("RequestLogInsert: %v", err)
+	}
+	list := func(f store.RequestLogFilter) []*store.RequestLogEntry {
+		t.Helper()
+		if f.Limit == 0 {
+			f.Limit = 1000
+		}
+		got, err := s.RequestLogList(ctx, f)
+		if err != nil {
+			t.Fatalf("RequestLogList(%+v): %v", f, err)
+		}
+		return got
+	}
+	// Paging through partner a's test entries, 7 at a time, gives each once, newest first.
+	var paged []*store.RequestLogEntry
+	f := store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeTest, Limit: 7}
+	for {
+		page := list(f)
+		paged = append(paged, page...)
+		if len(page) < f.Limit {
+			break
+		}
+		f.BeforeAt, f.BeforeID = page[len(page)-1].At, page[len(page)-1].ID
+	}
+	if len(paged) != len(all) {
+		t.Fatalf("paging gave %d entries, want %d", len(paged), len(all))
+	}
+	for i := 1; i < len(paged); i++ {
+		p, c := paged[i-1], paged[i]
+		if c.At.After(p.At) || (c.At.Equal(p.At) && c.ID >= p.ID) {
+			t.Fatalf("entries %d and %d out of order: %v/%d then %v/%d", i-1, i, p.At, p.ID, c.At, c.ID)
+		}
+	}
+	if got := paged[0]; got.RequestBody != nil || got.ResponseBody != nil || got.KeyPrefix != "tw_test_ab" || got.Duration != 1500*time.Microsecond ||
+		got.Query != "city=Paris" || got.ResponseSize != 100 || got.PartnerID != a.ID {
+		t.Errorf("list row = %+v", got)
+	}
+	count := func(f store.RequestLogFilter, want int) {
+		t.Helper()
+		if got := list(f); len(got) != want {
+			t.Errorf("RequestLogList(%+v): %d entries, want %d", f, len(got), want)
+		}
+	}
+	count(store.RequestLogFilter{PartnerID: a.ID}, 451)
+	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeLive}, 1)
+	count(store.RequestLogFilter{PartnerID: a.ID, StatusClass: 4}, 45)
+	count(store.RequestLogFilter{PartnerID: a.ID, StatusClass: 5}, 1)
+	count(store.RequestLogFilter{PartnerID: a.ID, Status: 404, ErrorCode: "not_found"}, 45)
+	count(store.RequestLogFilter{PartnerID: a.ID, Method: "POST"}, 45)
+	count(store.RequestLogFilter{PartnerID: a.ID, PathPrefix: "/api/partner/v1/hotels"}, 405)
+	count(store.RequestLogFilter{PartnerID: a.ID, PathPrefix: "/api/partner/v1/hotels_"}, 0) // _ is no wildcard
+	count(store.RequestLogFilter{PartnerID: a.ID, KeyID: 7}, 451)
+	count(store.RequestLogFilter{PartnerID: a.ID, KeyID: 8}, 0)
+	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeTest, From: now.Add(100 * time.Second), To: now.Add(200 * time.Second)}, 100)
+	count(store.RequestLogFilter{PartnerID: a.ID, RequestID: "req-/api/partner/v1/bookings-500"}, 1)
+	count(store.RequestLogFilter{PartnerID: a.ID, RequestID: "same-id"}, 45) // every entry with the id
+	count(store.RequestLogFilter{PartnerID: b.ID}, 1)
+	count(store.RequestLogFilter{PartnerID: b.ID, RequestID: "req-/api/partner/v1/bookings-500"}, 0)
+
+	got, err := s.RequestLogGet(ctx, a.ID, list(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeLive})[0].ID)
+	if err != nil {
+		t.Fatalf("RequestLogGet: %v", err)
+	}
+	want := *live
+	want.ID, want.At = got.ID, got.At
+	if d := cmp.Diff(&want, got); d != "" || !got.At.Equal(now.Truncate(time.Microsecond)) {
+		t.Errorf("RequestLogGet (-want +got):\n%s (at %v)", d, got.At)
+	}
+	if !got.ResponseBodyTruncated() || got.RequestBodyTruncated() {
+		t.Errorf("truncation marks: request %v response %v", got.RequestBodyTruncated(), got.ResponseBodyTruncated())
+	}
+	if _, err := s.RequestLogGet(ctx, b.ID, got.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RequestLogGet of another partner's entry: %v, want ErrNotFound", err)
+	}
+
+	// Pruning test entries older than now+100s deletes exactly those 100 (i < 100 and the
+	// entries placed a second earlier), in batches; the live entry and partner b's test
+	// entry at now go too only where they match the mode.
+	cut := now.Add(100 * time.Second)
+	var wantGone int
+	for _, e := range all {
+		if e.At.Before(cut) {
+			wantGone++
+		}
+	}
+	wantGone++ // partner b's test entry at now
+	total := 0
+	for {
+		n, err := s.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: tradewind.ModeTest, Before: cut, Limit: 30})
+		if err != nil {
+			t.Fatalf("RequestLogPrune: %v", err)
+		}
+		if n > 30 {
+			t.Fatalf("RequestLogPrune deleted %d, more than its limit", n)
+		}
+		if total += n; n < 30 {
+			break
+		}
+	}
+	if total != wantGone {
+		t.Errorf("RequestLogPrune deleted %d, want %d", total, wantGone)
+	}
+	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeTest, To: cut}, 0)
+	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeTest}, len(all)-wantGone+1)
+	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeLive}, 1)
+
+	// Usage counters of days before the cut-off go, in batches.
+	var rows []tradewind.UsageRow
+	for d := 1; d <= 5; d++ {
+		rows = append(rows, tradewind.UsageRow{PartnerID: a.ID, Mode: tradewind.ModeLive, Day: time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC),
+			Route: "GET /x", Status: 200, Count: 1})
+	}
+	if err := s.UsageAdd(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 12, 0, 0, 0, time.UTC), Limit: 2})
+	if err != nil || n != 2 {
+		t.Fatalf("UsagePrune = %d, %v; want 2 (its limit)", n, err)
+	}
+	n, err = s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 12, 0, 0, 0, time.UTC), Limit: 2})
+	if err != nil || n != 1 {
+		t.Fatalf("second UsagePrune = %d, %v; want 1", n, err)
+	}
+	left, err := s.UsageList(ctx, a.ID, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil || len(left) != 2 || left[0].Day.Day() != 4 {
+		t.Errorf("usage left after pruning = %+v, %v; want days 4 and 5", left, err)
 	}
 }
