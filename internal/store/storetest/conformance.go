@@ -58,6 +58,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Throttle":             exerciseThrottle,
 		"Audit":                exerciseAudit,
 		"CreditLedger":         exerciseCreditLedger,
+		"BookingDaily":         exerciseBookingDaily, // usage.go
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
 		// Request logs and usage counters: reqlog.go.
