@@ -64,8 +64,15 @@ var funcs = template.FuncMap{
 	},
 	"ms":         func(d time.Duration) int64 { return d.Milliseconds() },
 	"statustext": http.StatusText,
-	"apibase":    openapi.BasePath,
-	"list":       func(v ...string) []string { return v },
+	"errorrate":  portal.ErrorRate,
+	"sum": func(vs []int64) (n int64) {
+		for _, v := range vs {
+			n += v
+		}
+		return n
+	},
+	"apibase": openapi.BasePath,
+	"list":    func(v ...string) []string { return v },
 	"pretty": func(raw []byte) string { // stored JSON, indented for reading
 		var b bytes.Buffer
 		if json.Indent(&b, raw, "", "  ") != nil {
