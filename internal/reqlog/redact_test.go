@@ -3,6 +3,7 @@ package reqlog
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRedactJSON(t *testing.T) {
@@ -34,5 +35,25 @@ func TestRedactQuery(t *testing.T) {
 	}
 	if got := RedactQuery("a=%zz&secret=x"); got != "" {
 		t.Errorf("an unparsable query is kept: %q", got)
+	}
+}
+
+func TestParseRetention(t *testing.T) {
+	day := 24 * time.Hour
+	for in, want := range map[string][2]time.Duration{
+		"":                    {7 * day, 30 * day},
+		"test=7d,live=30d":    {7 * day, 30 * day},
+		"live=90d":            {7 * day, 90 * day},
+		" test=36h , live=1d": {36 * time.Hour, day},
+	} {
+		test, live, err := ParseRetention(in)
+		if err != nil || test != want[0] || live != want[1] {
+			t.Errorf("ParseRetention(%q) = %v, %v, %v; want %v", in, test, live, err, want)
+		}
+	}
+	for _, bad := range []string{"test", "test=0d", "test=-1h", "prod=7d", "test=7x", "live=9999999d"} {
+		if _, _, err := ParseRetention(bad); err == nil {
+			t.Errorf("ParseRetention(%q) accepted", bad)
+		}
 	}
 }
