@@ -48,6 +48,15 @@ func (s *Server) ServeConsole(w http.ResponseWriter, r *http.Request, partnerID,
 	s.handler.ServeHTTP(w, r)
 }
 
+// caller authenticates r: by its auth-api-key header, or, for a console call, by the
+// key id ServeConsole gave.
+func (s *Server) caller(r *http.Request) (*booking.Caller, error) {
+	if cc, ok := consoleOf(r.Context()); ok {
+		return s.authenticateConsole(r.Context(), cc)
+	}
+	return s.authenticate(r.Context(), r.Header.Get(HeaderAPIKey))
+}
+
 // authenticateConsole finds the caller of a console call: the partner's own usable test
 // key, marked as a console caller.
 func (s *Server) authenticateConsole(ctx context.Context, cc consoleCall) (*booking.Caller, error) {

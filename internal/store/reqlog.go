@@ -61,15 +61,16 @@ type RequestLogEntry struct {
 	ResponseSize   int64
 }
 
-// RequestBodyTruncated reports whether the stored request body is a cut of a longer one.
-func (e *RequestLogEntry) RequestBodyTruncated() bool {
-	return int64(len(e.RequestBody)) < e.RequestSize
-}
+// RequestLogMaxBody is how much of each body an entry keeps.
+const RequestLogMaxBody = 64 << 10
+
+// RequestBodyTruncated reports whether the stored request body is the first
+// RequestLogMaxBody bytes of a longer one. (Redaction changes a body's length: its size
+// alone tells.)
+func (e *RequestLogEntry) RequestBodyTruncated() bool { return e.RequestSize > RequestLogMaxBody }
 
 // ResponseBodyTruncated reports whether the stored response body is a cut of a longer one.
-func (e *RequestLogEntry) ResponseBodyTruncated() bool {
-	return int64(len(e.ResponseBody)) < e.ResponseSize
-}
+func (e *RequestLogEntry) ResponseBodyTruncated() bool { return e.ResponseSize > RequestLogMaxBody }
 
 // RequestLogFilter selects a partner's entries for the portal's list, newest first.
 type RequestLogFilter struct {

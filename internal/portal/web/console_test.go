@@ -15,7 +15,9 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/ratelimit"
+	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/security"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -64,7 +66,12 @@ func answerStatus(t *testing.T, res result) string {
 // console call), and shows status, headers, body and a curl command without the secret.
 func TestConsoleBooksWithTestKey(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		e := newEnv(t, o, withGuards)
+		var logs *reqlog.Logger
+		e := newEnv(t, o, withGuards, func(cfg *httpapi.Config) {
+			logs = reqlog.New(reqlog.Config{Store: cfg.Store, Logger: cfg.Logger})
+			cfg.RequestLog = logs
+		})
+		t.Cleanup(func() { _ = logs.Close(context.Background()) })
 		p, owner := e.newPartner(t, "console-book")
 		page := owner.get("/console?endpoint=" + url.QueryEscape("POST /bookings"))
 		for _, want := range []string{"POST /hotels/search", "GET /bookings/{reference}", "Idempotency-Key: console-", "&#34;guest&#34;",
@@ -96,8 +103,34 @@ func TestConsoleBooksWithTestKey(t *testing.T) {
 		if bs := list.Maps(t); len(bs) != 1 || bs[0]["test"] != true || !strings.Contains(string(list.Raw), "Ada Console") {
 			t.Fatalf("bookings after the console: %s", list.Raw)
 		}
-		if logs := e.api.LogText(); !strings.Contains(logs, `"request_id":"console-req-1"`) || !strings.Contains(logs, `"console":true`) {
-			t.Errorf("the call is not logged as a console call:\n%s", logs)
+		if text := e.api.LogText(); !strings.Contains(text, `"request_id":"console-req-1"`) || !strings.Contains(text, `"console":true`) {
+			t.Errorf("the call is not logged as a console call:\n%s", text)
+		}
+		// A console call to a path of no endpoint is logged as the partner's too.
+		if got := answerStatus(t, owner.post("/console", consoleForm(e.testKeyID(t, p), "GET", "/no-such-thing", "", ""))); got != "404" {
+			t.Fatalf("console call of an unknown path: %s", got)
+		}
+		// The request log has both, marked as console calls, and the usage counters
+		// count them (the Credit and usage page reads these).
+		if err := logs.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		entries, err := e.api.Store.RequestLogList(context.Background(), store.RequestLogFilter{PartnerID: p.ID, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, en := range entries {
+			if en.Console {
+				got = append(got, fmt.Sprintf("%s %d %s", en.Route, en.Status, en.RequestID))
+			}
+		}
+		if len(got) != 2 || got[1] != "POST /bookings 201 console-req-1" || !strings.HasPrefix(got[0], " 404 ") {
+			t.Errorf("console entries in the request log: %q", got)
+		}
+		usage := owner.get("/credit?mode=test")
+		if row := row(t, usage.body, "POST /bookings"); row != "1" {
+			t.Errorf("the usage page counts %q calls of POST /bookings, want 1", row)
 		}
 	})
 }

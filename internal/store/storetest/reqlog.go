@@ -125,7 +125,7 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 		return &store.RequestLogEntry{PartnerID: partner, Mode: mode, At: at, Method: method, Path: path, Query: "city=Paris",
 			Route: method + " " + path, Status: status, Duration: 1500 * time.Microsecond, KeyID: 7, KeyPrefix: "tw_test_ab",
 			ClientAddr: "10.0.0.1", UserAgent: "sdk/1", RequestID: fmt.Sprintf("req-%s-%d", path, status),
-			RequestBody: []byte(`{"a":1}`), RequestSize: 7, ResponseBody: []byte{'{', 0xff, 0, '}'}, ResponseSize: 100}
+			RequestBody: []byte(`{"a":1}`), RequestSize: 7, ResponseBody: []byte{'{', 0xff, 0, '}'}, ResponseSize: 100 << 10}
 	}
 	var all []*store.RequestLogEntry
 	for i := range 450 { // more than one insert statement
@@ -176,7 +176,7 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 		}
 	}
 	if got := paged[0]; got.RequestBody != nil || got.ResponseBody != nil || got.KeyPrefix != "tw_test_ab" || got.Duration != 1500*time.Microsecond ||
-		got.Query != "city=Paris" || got.ResponseSize != 100 || got.PartnerID != a.ID {
+		got.Query != "city=Paris" || got.ResponseSize != 100<<10 || got.PartnerID != a.ID {
 		t.Errorf("list row = %+v", got)
 	}
 	count := func(f store.RequestLogFilter, want int) {
