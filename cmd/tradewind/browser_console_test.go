@@ -145,25 +145,25 @@ func consoleFlow(t *testing.T, dsn, shots string) {
 // value returns the value of the form control matching the CSS selector.
 func (b *tab) value(sel string) string {
 	b.t.Helper()
-	s, _ := json.Marshal(sel)
-	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%s).value`, s)))
-	if err != nil {
-		b.t.Fatalf("value of %s: %v", sel, err)
-	}
-	return v
+	return evaluate[string](b, sel, "document.querySelector(%s).value")
 }
 
 // count returns how many elements match the CSS selector.
 func (b *tab) count(sel string) int {
 	b.t.Helper()
+	return evaluate[int](b, sel, "document.querySelectorAll(%s).length")
+}
+
+// evaluate runs the script js, whose %s is the CSS selector sel as a string, and returns
+// its value.
+func evaluate[T any](b *tab, sel, js string) T {
+	b.t.Helper()
 	s, _ := json.Marshal(sel)
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%s).length`, s)))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](fmt.Sprintf(js, s)))
 	if err != nil {
-		b.t.Fatalf("count %s: %v", sel, err)
+		b.t.Fatalf("%s: %v", fmt.Sprintf(js, s), err)
 	}
-	return n
+	return v
 }
