@@ -19,9 +19,10 @@ import (
 
 // TestConsoleInBrowser: a developer books a test booking from the test console (the
 // endpoint's example loaded, the body edited, sent with htmx); the answer shows 201 and a
-// curl command without the secret; the booking is in Bookings (test), in the request
-// log marked as a console call, and on the usage chart and its table. Screenshots and
-// axe-core on every page.
+// curl command without the secret; the booking is in Bookings (test), in the request log
+// marked as a console call (in the store and on the Request logs pages), on the usage
+// chart and its table, and in the Overview's request figures. Screenshots and axe-core
+// on every page.
 func TestConsoleInBrowser(t *testing.T) {
 	for _, o := range storetest.Openers() {
 		t.Run(o.Name, func(t *testing.T) {
@@ -114,6 +115,13 @@ func consoleFlow(t *testing.T, dsn, shots string) {
 		}
 		return false
 	})
+
+	// … and in the portal's Request logs, where its page says where it came from.
+	dev.open("/logs?mode=test")
+	dev.expect("POST /api/partner/v1/bookings (console)", "201")
+	dev.check("console-logs")
+	dev.do(chromedp.Click(chromedp.CSS(`a[href^="/logs/"]`)), chromedp.WaitReady(chromedp.CSS("main table")))
+	dev.expect("the portal's test console", ref)
 
 	// The usage chart counts it once the counters are written (every 10 seconds).
 	deadline := time.Now().Add(60 * time.Second)

@@ -207,28 +207,17 @@ func (c ConsoleCall) parse() (*url.URL, http.Header, error) {
 	return full, header, nil
 }
 
-// curl writes the call as a curl command; the key is the shell variable
-// TRADEWIND_API_KEY, never a secret (the portal has none).
+// curl writes the call as a curl command (see curlCommand); the API's address is
+// apiURL's, when known.
 func curl(c ConsoleCall, target *url.URL, header http.Header, apiURL string) string {
-	base := strings.TrimSuffix(apiURL, openapi.BasePath())
-	if base == "" {
-		base = "https://API-HOST"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -X %s %s \\\n  -H \"auth-api-key: $TRADEWIND_API_KEY\"", c.Method, shellQuote(base+target.String()))
+	var headers []HeaderLine
 	for _, name := range consoleHeaders {
 		for _, v := range header.Values(name) {
-			fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(name+": "+v))
+			headers = append(headers, HeaderLine{name, v})
 		}
 	}
-	if c.Body != "" {
-		fmt.Fprintf(&b, " \\\n  --data-binary %s", shellQuote(c.Body))
-	}
-	return b.String()
+	return curlCommand(c.Method, strings.TrimSuffix(apiURL, openapi.BasePath()), target.String(), headers, c.Body)
 }
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // answer records the API's answer to a console call, keeping the first
 // consoleMaxAnswer bytes of its body.

@@ -80,8 +80,8 @@ type RequestLogFilter struct {
 	Status      int            // 0: any
 	ErrorCode   string
 	Method      string
-	PathPrefix  string // entries whose path starts with it
-	KeyID       int64
+	PathPrefix  string    // entries whose path starts with it
+	KeyPrefix   string    // the prefix of the key that made the request
 	From, To    time.Time // At in [From, To) where set
 	RequestID   string
 	// Keyset paging: only entries older than (BeforeAt, BeforeID) in the list's order.

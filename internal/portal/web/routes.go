@@ -58,6 +58,8 @@ func (s *Server) routes() []route {
 		{"GET /keys", member, portal.ActView, s.keyList},
 		{"GET /console", member, portal.ActDevelop, s.consoleShow},
 		{"POST /console", member, portal.ActDevelop, s.consoleSend},
+		{"GET /logs", member, portal.ActView, s.requestLogList},
+		{"GET /logs/{id}", member, portal.ActView, s.requestLogShow}, // bodies: portal.RequestLog checks ActDevelop
 		{"GET /webhooks", member, portal.ActView, s.webhookList},
 		{"POST /webhooks", member, portal.ActDevelop, s.webhookCreate},
 		{"GET /webhooks/{id}", member, portal.ActView, s.webhookShow},

@@ -159,8 +159,8 @@ func (q *queries) RequestLogList(ctx context.Context, f store.RequestLogFilter) 
 	if f.PathPrefix != "" {
 		add(`path LIKE ? ESCAPE '\'`, likeEscape(f.PathPrefix)+"%")
 	}
-	if f.KeyID != 0 {
-		add("key_id = ?", f.KeyID)
+	if f.KeyPrefix != "" {
+		add("key_prefix = ?", f.KeyPrefix)
 	}
 	if !f.From.IsZero() {
 		add("at >= ?", ts(f.From))

@@ -193,8 +193,8 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 	count(store.RequestLogFilter{PartnerID: a.ID, Method: "POST"}, 45)
 	count(store.RequestLogFilter{PartnerID: a.ID, PathPrefix: "/api/partner/v1/hotels"}, 405)
 	count(store.RequestLogFilter{PartnerID: a.ID, PathPrefix: "/api/partner/v1/hotels_"}, 0) // _ is no wildcard
-	count(store.RequestLogFilter{PartnerID: a.ID, KeyID: 7}, 451)
-	count(store.RequestLogFilter{PartnerID: a.ID, KeyID: 8}, 0)
+	count(store.RequestLogFilter{PartnerID: a.ID, KeyPrefix: "tw_test_ab"}, 451)
+	count(store.RequestLogFilter{PartnerID: a.ID, KeyPrefix: "tw_test_a"}, 0)
 	count(store.RequestLogFilter{PartnerID: a.ID, Mode: tradewind.ModeTest, From: now.Add(100 * time.Second), To: now.Add(200 * time.Second)}, 100)
 	count(store.RequestLogFilter{PartnerID: a.ID, RequestID: "req-/api/partner/v1/bookings-500"}, 1)
 	count(store.RequestLogFilter{PartnerID: a.ID, RequestID: "same-id"}, 45) // every entry with the id
