@@ -156,5 +156,6 @@ func curlCommand(method, base, target string, headers []HeaderLine, body string)
 	return b.String()
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, each ' written '\''.
+// shellQuote quotes s for a POSIX shell: in single quotes, each single quote in s
+// closed, escaped and reopened.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
