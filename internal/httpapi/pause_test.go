@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,20 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		if again := pause(); len(again) != 0 {
 			t.Errorf("paused twice: %+v", again)
 		}
+		// The partner's portal audit log holds the automatic pause, once, by Tradewind.
+		audit := func(want int) []*store.AuditEntry {
+			t.Helper()
+			entries, err := env.Store.AuditList(ctx, p.ID, 0, 100)
+			if err != nil || len(entries) != want {
+				t.Fatalf("audit log = %d entries, %v; want %d", len(entries), err, want)
+			}
+			return entries
+		}
+		if e := audit(1)[0]; e.Actor != "system" || e.Action != "webhook.paused" || !e.CreatedAt.Equal(env.Clock.Now()) ||
+			!strings.Contains(e.Detail, fmt.Sprintf("subscription %d paused automatically", dead.ID)) ||
+			!strings.Contains(e.Detail, apitest.Start.Format(time.RFC3339)) {
+			t.Errorf("audit entry of the automatic pause = %+v", e)
+		}
 		// The partner sees the pause in GET /webhooks.
 		var subs []booking.SubscriptionView
 		env.Get(p.TestKey, "/webhooks").Expect(t, 200, "").Decode(t, &subs)
@@ -99,13 +114,16 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		}
 
 		// Resuming sends what waited and redelivers the two events that failed.
-		n, err := env.Service.ResumeSubscription(ctx, p.ID, dead.ID)
+		n, err := env.Service.ResumeSubscription(ctx, p.ID, dead.ID, booking.ActorOperator)
 		if err != nil || n != 3 {
 			t.Fatalf("resume = %d, %v; want 3 deliveries due", n, err)
 		}
 		receivers[dead.ID] = true
 		if per := attemptAll(t, env, receivers, false); per[dead.ID] != 3 {
 			t.Errorf("after resume: attempts %v", per)
+		}
+		if e := audit(2)[0]; e.Actor != "operator" || e.Action != "webhook.resumed" || !strings.Contains(e.Detail, "3 delivery(ies) due") {
+			t.Errorf("audit entry of the resume = %+v", e)
 		}
 		// Resumed and healthy: not paused again, even days later.
 		env.Clock.Advance(4 * 24 * time.Hour)
@@ -114,24 +132,29 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		}
 
 		// Pause and resume by hand follow the same rules; other partners get 404.
-		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator); err != nil {
+		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator, booking.ActorOperator); err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator); err == nil {
+		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator, booking.ActorOperator); err == nil {
 			t.Error("paused twice")
 		}
 		other := env.NewPartner("globex", booking.PartnerParams{})
-		if _, err := env.Service.ResumeSubscription(ctx, other.ID, alive.ID); err == nil {
+		if _, err := env.Service.ResumeSubscription(ctx, other.ID, alive.ID, booking.ActorOperator); err == nil {
 			t.Error("another partner resumed the subscription")
 		}
-		if n, err := env.Service.ResumeSubscription(ctx, 0, alive.ID); err != nil || n != 0 {
+		if n, err := env.Service.ResumeSubscription(ctx, 0, alive.ID, booking.ActorOperator); err != nil || n != 0 {
 			t.Errorf("resume = %d, %v", n, err)
 		}
-		if _, err := env.Service.ResumeSubscription(ctx, 0, alive.ID); err == nil {
+		if _, err := env.Service.ResumeSubscription(ctx, 0, alive.ID, booking.ActorOperator); err == nil {
 			t.Error("resumed a subscription that is not paused")
 		}
+		// One entry for each pause and resume that happened, none for the refused ones.
+		if e := audit(4); e[1].Action != "webhook.paused" || e[1].Actor != "operator" || !strings.Contains(e[1].Detail, "paused by the operator") ||
+			e[0].Action != "webhook.resumed" {
+			t.Errorf("audit entries of the manual pause and resume = %+v, %+v", e[1], e[0])
+		}
 		deleteWebhook(env, p.TestKey, dead.ID).Expect(t, 200, "")
-		if err := env.Service.PauseSubscription(ctx, 0, dead.ID, booking.PauseReasonOperator); err == nil {
+		if err := env.Service.PauseSubscription(ctx, 0, dead.ID, booking.PauseReasonOperator, booking.ActorOperator); err == nil {
 			t.Error("paused a deleted subscription")
 		}
 	})
