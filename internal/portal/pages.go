@@ -228,6 +228,19 @@ func (s *Service) DeleteSubscription(ctx context.Context, m *Member, id int64, a
 	return nil
 }
 
+// PauseSubscription pauses the partner's subscription (reason "partner") with the API's
+// and the CLI's rules; the partner's audit log records it. 404 for another partner's.
+func (s *Service) PauseSubscription(ctx context.Context, m *Member, id int64, addr string) error {
+	return s.booking.PauseSubscription(ctx, m.Partner.ID, id, booking.PauseReasonPartner, booking.Actor{Name: m.User.Email, Addr: addr})
+}
+
+// ResumeSubscription resumes the partner's paused subscription as the CLI does: what
+// waited is due, what failed meanwhile is redelivered. It returns how many deliveries
+// are due; the audit log records it. 404 for another partner's.
+func (s *Service) ResumeSubscription(ctx context.Context, m *Member, id int64, addr string) (int, error) {
+	return s.booking.ResumeSubscription(ctx, m.Partner.ID, id, booking.Actor{Name: m.User.Email, Addr: addr})
+}
+
 // SubscriptionDeliveries is a subscription's page: it and a page of its deliveries.
 type SubscriptionDeliveries struct {
 	Subscription *store.Subscription
@@ -235,14 +248,16 @@ type SubscriptionDeliveries struct {
 	Next         int64 // cursor of the next page, 0 on the last
 }
 
-// Deliveries returns the partner's subscription with a page of its deliveries older
-// than beforeID (0: newest). 404 for another partner's subscription.
-func (s *Service) Deliveries(ctx context.Context, m *Member, subID, beforeID int64) (*SubscriptionDeliveries, error) {
+// Deliveries returns the partner's subscription with a page of its deliveries of mode
+// (those of test bookings and sample events, or the others) older than beforeID (0:
+// newest). 404 for another partner's subscription.
+func (s *Service) Deliveries(ctx context.Context, m *Member, subID int64, mode tradewind.Mode, beforeID int64) (*SubscriptionDeliveries, error) {
 	sub, err := s.store.SubscriptionGet(ctx, m.Partner.ID, subID)
 	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")
 	}
-	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID,
+	test := mode == tradewind.ModeTest
+	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID, Test: &test,
 		BeforeID: beforeID, Limit: PageSize + 1})
 	if err != nil {
 		return nil, err
