@@ -72,40 +72,19 @@ func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) 
 	return o, nil
 }
 
-// Bookings returns a page of the member's bookings matching q (keyset paging: next is
-// the cursor of the following page, 0 on the last one).
-func (s *Service) Bookings(ctx context.Context, m *Member, q booking.BookingQuery) (list []*tradewind.Booking, next int64, err error) {
-	if q.Limit <= 0 || q.Limit > PageSize {
-		q.Limit = PageSize
-	}
-	want := q.Limit
-	q.Limit++ // one more tells whether a next page exists
-	f, err := s.booking.Filter(m.Partner.ID, q)
-	if err != nil {
-		return nil, 0, err
-	}
-	list, _, err = s.store.BookingList(ctx, f)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(list) > want {
-		list = list[:want]
-		next = list[want-1].ID
-	}
-	return list, next, nil
+// Bookings returns a page of the member's bookings matching f (booking.ParseBookingFilter,
+// as GET /bookings) with ids below beforeID: keyset paging, next is the cursor of the
+// following page, 0 on the last one.
+func (s *Service) Bookings(ctx context.Context, m *Member, f booking.BookingFilter, beforeID int64) (list []*tradewind.Booking, next int64, err error) {
+	return s.booking.FindBookingsBefore(ctx, m.Partner.ID, f, beforeID, PageSize)
 }
 
 // ExportLimit bounds a CSV export.
 const ExportLimit = 10000
 
-// ExportBookings returns up to ExportLimit of the member's bookings matching q.
-func (s *Service) ExportBookings(ctx context.Context, m *Member, q booking.BookingQuery) ([]*tradewind.Booking, error) {
-	q.Limit, q.BeforeID = ExportLimit, 0
-	f, err := s.booking.Filter(m.Partner.ID, q)
-	if err != nil {
-		return nil, err
-	}
-	list, _, err := s.store.BookingList(ctx, f)
+// ExportBookings returns up to ExportLimit of the member's bookings matching f.
+func (s *Service) ExportBookings(ctx context.Context, m *Member, f booking.BookingFilter) ([]*tradewind.Booking, error) {
+	list, _, err := s.booking.FindBookingsBefore(ctx, m.Partner.ID, f, 0, ExportLimit)
 	return list, err
 }
 
