@@ -13,37 +13,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// attemptAll claims every due delivery at the clock's time and records one attempt
-// each, answered by the subscription's receiver: ok[subscriptionID] tells whether it
-// acknowledged. A failure is retried an hour later, or fails for good when final.
-func attemptAll(t *testing.T, env *apitest.Env, ok map[int64]bool, final bool) map[int64]int {
-	t.Helper()
-	ctx := context.Background()
-	now := env.Clock.Now()
-	claimed, err := env.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: now, Lease: time.Minute, Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := map[int64]int{}
-	for _, d := range claimed {
-		per[d.SubscriptionID]++
-		p := store.DeliveryAttemptParams{DeliveryID: d.ID, ClaimToken: d.ClaimToken, At: now, StatusCode: 200, Status: store.DeliverySucceeded}
-		if !ok[d.SubscriptionID] {
-			p.StatusCode, p.Error, p.Status, p.NextAttemptAt = 500, "HTTP 500", store.DeliveryPending, now.Add(time.Hour)
-			if final {
-				p.Status = store.DeliveryFailed
-			}
-		}
-		if err := env.Store.InTx(ctx, func(q store.Querier) error {
-			_, err := q.DeliveryRecordAttempt(ctx, p)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return per
-}
-
 func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := newHotelEnv(t, o)
@@ -64,17 +33,17 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 
 		// Day 0: the first delivery to the dead endpoint fails, the other succeeds.
 		book(0)
-		attemptAll(t, env, receivers, false)
+		env.AttemptAll(t, receivers, false)
 		// Two days later, retries and a new event still fail: not 3 days yet.
 		env.Clock.Advance(48 * time.Hour)
 		book(1)
-		attemptAll(t, env, receivers, true) // the first one's retries are spent: failed
+		env.AttemptAll(t, receivers, true) // the first one's retries are spent: failed
 		if got := pause(); len(got) != 0 {
 			t.Fatalf("paused after 2 days: %+v", got)
 		}
 		// Three days after the first failure, with no success since: paused, once.
 		env.Clock.Advance(24*time.Hour + time.Minute)
-		attemptAll(t, env, receivers, true)
+		env.AttemptAll(t, receivers, true)
 		got := pause()
 		if len(got) != 1 || got[0].ID != dead.ID || !got[0].FailingSince.Equal(apitest.Start) {
 			t.Fatalf("paused = %+v, want %d failing since %s", got, dead.ID, apitest.Start)
@@ -109,7 +78,7 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 
 		// While paused, new events wait for it; the live one keeps receiving.
 		book(2)
-		if per := attemptAll(t, env, receivers, false); per[dead.ID] != 0 || per[alive.ID] != 1 {
+		if per := env.AttemptAll(t, receivers, false); per[dead.ID] != 0 || per[alive.ID] != 1 {
 			t.Errorf("while paused: attempts %v", per)
 		}
 
@@ -119,7 +88,7 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 			t.Fatalf("resume = %d, %v; want 3 deliveries due", n, err)
 		}
 		receivers[dead.ID] = true
-		if per := attemptAll(t, env, receivers, false); per[dead.ID] != 3 {
+		if per := env.AttemptAll(t, receivers, false); per[dead.ID] != 3 {
 			t.Errorf("after resume: attempts %v", per)
 		}
 		if e := audit(2)[0]; e.Actor != "operator" || e.Action != "webhook.resumed" || !strings.Contains(e.Detail, "3 delivery(ies) due") {

@@ -2,7 +2,6 @@ package web_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,21 +23,11 @@ func TestBookingFiltersAsTheAPI(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		e := newEnv(t, o)
 		a, owner := e.newPartner(t, "acme")
-		book := func(key, idem string, in, out int) string {
-			t.Helper()
-			body := fmt.Sprintf(`{"product_type":"hotel","hotel_id":%d,"room_id":%d,"check_in":%q,"check_out":%q,"rooms":1,"adults":1,"guest":{"name":"Ada Lovelace"}}`,
-				apitest.HotelLisbon, apitest.RoomSmall, apitest.Day(in), apitest.Day(out))
-			res := e.api.Book(key, idem, body)
-			if res.Status != http.StatusCreated {
-				t.Fatalf("book: %d %s", res.Status, res.Raw)
-			}
-			return res.Map(t)["reference"].(string)
-		}
-		live1 := book(a.LiveKey, "same-1", 3, 4)
+		live1 := e.bookHotelOn(t, a.LiveKey, "same-1", 3, 4)
 		e.api.Clock.Advance(25 * time.Hour)
 		owner = e.signin(t, "owner@acme.example") // the first session is idle for too long
-		live2 := book(a.LiveKey, "same-2", 6, 8)
-		test1 := book(a.TestKey, "same-3", 3, 4)
+		live2 := e.bookHotelOn(t, a.LiveKey, "same-2", 6, 8)
+		test1 := e.bookHotelOn(t, a.TestKey, "same-3", 3, 4)
 		if owner.post("/bookings/"+live2+"/cancel", nil).status != http.StatusSeeOther {
 			t.Fatal("cancel")
 		}
