@@ -77,7 +77,6 @@ func (e *env) signin(t *testing.T, email string) *client {
 	return c
 }
 
-
 type result struct {
 	status int
 	header http.Header
