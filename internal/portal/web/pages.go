@@ -222,7 +222,12 @@ func (s *Server) eventRedeliver(w http.ResponseWriter, r *http.Request, m *porta
 	if back == "/" {
 		back = "/webhooks"
 	}
-	http.Redirect(w, r, back+"?redelivered=1", http.StatusSeeOther)
+	// Back to the same side of the test/live switch.
+	q := url.Values{"redelivered": {"1"}}
+	if m := r.PostFormValue("mode"); m != "" {
+		q.Set("mode", string(portal.Mode(m)))
+	}
+	http.Redirect(w, r, back+"?"+q.Encode(), http.StatusSeeOther)
 	return nil
 }
 

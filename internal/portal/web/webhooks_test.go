@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,11 @@ func TestDeliveriesModeSwitch(t *testing.T) {
 		}
 		if body := owner.get(path + "?mode=test").body; !strings.Contains(body, `href="/webhooks/`+fmt.Sprint(id)+`?mode=live"`) {
 			t.Error("no switch back to live")
+		}
+		// Redelivering from the test side comes back to the test side.
+		res := owner.post("/events/"+testEvent+"/redeliver", url.Values{"back": {path}, "mode": {"test"}})
+		if res.status != http.StatusSeeOther || res.header.Get("Location") != path+"?mode=test&redelivered=1" {
+			t.Errorf("redeliver from the test side: %d %s", res.status, res.header.Get("Location"))
 		}
 	})
 }
