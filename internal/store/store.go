@@ -149,6 +149,7 @@ type Subscription struct {
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
+	ChangeQuerier // changes.go
 	PortalQuerier // portal.go
 
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
