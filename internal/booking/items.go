@@ -165,7 +165,9 @@ func stayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemIDs []
 func free(r store.InventoryRow) int { return max(r.Capacity-r.Sold, 0) }
 
 // dayStock is what an inventory row offers, as searches read it.
-func dayStock(r store.InventoryRow) DayStock { return DayStock{Day: r.Day, Free: free(r), Price: r.Price} }
+func dayStock(r store.InventoryRow) DayStock {
+	return DayStock{Day: r.Day, Free: free(r), Price: r.Price}
+}
 
 // freeOn is what a unit can still sell on its one selected day: 0 when the day is not
 // on sale (no row).

@@ -153,7 +153,9 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 		return nil, meta, err
 	}
 	pkgs, inv, err := cityItems[catalog.Package](ctx, s.reads(), tradewind.ProductPackage, dest,
-		func(ids []int64) (packageInventory, error) { return loadPackageInventory(ctx, s.reads(), ids, from, to) })
+		func(ids []int64) (packageInventory, error) {
+			return loadPackageInventory(ctx, s.reads(), ids, from, to)
+		})
 	if err != nil {
 		return nil, meta, err
 	}
