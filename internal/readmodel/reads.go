@@ -1,0 +1,83 @@
+package readmodel
+
+import (
+	"context"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+var _ booking.Reads = (*Model)(nil)
+
+// CityItems implements booking.Reads: the city's items of a kind, by id. The cost is
+// the city's items, whatever the size of the catalog.
+func (m *Model) CityItems(_ context.Context, kind tradewind.ProductType, city string) ([]booking.Decoded, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	idx := m.products[kind]
+	if idx == nil {
+		return nil, nil
+	}
+	list := idx.byCity[city]
+	out := make([]booking.Decoded, len(list))
+	for i, x := range list {
+		out[i] = booking.Decoded{ID: x.id, Value: x.value}
+	}
+	return out, nil
+}
+
+// Item implements booking.Reads.
+func (m *Model) Item(_ context.Context, kind tradewind.ProductType, id int64) (any, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if idx := m.products[kind]; idx != nil {
+		if x := idx.byID[id]; x != nil {
+			return x.value, nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
+// Stock implements booking.Reads: the days of the units q names (by item or by unit),
+// each unit's in order, as InventoryList would return them. The cost is the units asked
+// for times the days asked for.
+func (m *Model) Stock(_ context.Context, q store.InventoryQuery) (map[int64][]booking.DayStock, error) {
+	from, to := dayNumber(q.From), dayNumber(q.To)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := map[int64][]booking.DayStock{}
+	add := func(u *unit) {
+		if u == nil || u.key.kind != q.Kind {
+			return
+		}
+		lo, hi := max(from, u.first), min(to, u.first+int32(len(u.free))-1)
+		var days []booking.DayStock
+		for d := lo; d <= hi; d++ {
+			if f := u.free[d-u.first]; f >= 0 {
+				days = append(days, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.price[d-u.first]})
+			}
+		}
+		if len(days) > 0 {
+			out[u.key.id] = days
+		}
+	}
+	if len(q.ItemIDs) > 0 {
+		idx := m.products[productOf(q.Kind)]
+		if idx == nil {
+			return out, nil
+		}
+		for _, id := range q.ItemIDs {
+			if x := idx.byID[id]; x != nil {
+				for _, u := range x.units {
+					add(u)
+				}
+			}
+		}
+		return out, nil
+	}
+	for _, id := range q.UnitIDs {
+		add(m.units[unitKey{q.Kind, id}])
+	}
+	return out, nil
+}
