@@ -54,7 +54,7 @@ func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *
 
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
-	return c.wireAdmin(e, srv, srv.registry)
+	return c.wireAdmin(e, svc.Store, srv, srv.registry)
 }
 
 // checkPlainHTTP refuses to serve plain HTTP where partners could reach it: the contract
@@ -169,8 +169,8 @@ func (c *serveCmd) replayLedger(e *env, st store.Store, rdb *redis.Client) repla
 	return replay.WithFallback(replay.NewRedis(rdb, e.clock.Now), db, e.logger, e.clock.Now)
 }
 
-// wireAdmin starts, with --admin-addr, a separate listener serving /metrics.
-func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) error {
+// wireAdmin starts, with --admin-addr, a separate listener serving /metrics and /readyz.
+func (c *serveCmd) wireAdmin(e *env, st store.Store, srv *server, reg *prometheus.Registry) error {
 	if c.AdminAddr == "" {
 		return nil
 	}
@@ -181,6 +181,10 @@ func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) erro
 	srv.release = append(srv.release, func() { _ = ln.Close() }) // also when serving never started
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler(reg))
+	// Not ready until the read model is built (srv.ready, set by wireReadModel).
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.Readyz(st, srv.ready, e.logger)(w, r)
+	})
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,

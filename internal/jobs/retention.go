@@ -21,6 +21,10 @@ type Retention struct {
 	// SignatureReplays is how long a request-signature replay record is kept after it
 	// expired (a signature past its window no longer verifies, so the record guards nothing).
 	SignatureReplays time.Duration
+	// Changes is how long the read model's change feed keeps a change after it was
+	// sequenced; a server stopped for longer rebuilds its model at start anyway, and a
+	// running one reads the feed every 200 ms (docs/readmodel.md).
+	Changes time.Duration
 }
 
 // DefaultRetention is the documented retention.
@@ -31,6 +35,7 @@ var DefaultRetention = Retention{
 	Idempotency:      7 * 24 * time.Hour,
 	SigningSecrets:   time.Hour,
 	SignatureReplays: time.Minute,
+	Changes:          time.Hour,
 }
 
 // Retention deletes run in batches of BatchSize rows, one transaction each, so that no
@@ -105,5 +110,6 @@ func RetentionJobs(c RetentionConfig) []Job {
 		n, err := q.SignatureDeleteExpired(ctx, store.SignatureDeleteExpiredParams{Now: p.Before, Limit: p.Limit})
 		return int(n), err
 	})
+	add("changes", r.Changes, store.Querier.ChangePrune)
 	return out
 }

@@ -45,10 +45,8 @@ type Model struct {
 	clock  tradewind.Clock
 	logger *slog.Logger
 
-	mu       sync.RWMutex
-	products map[tradewind.ProductType]*catalogIndex
-	units    map[unitKey]*unit
-	days     dayNames
+	mu sync.RWMutex
+	*state
 
 	// pollMu serialises polls; cursor is the last change applied (under pollMu).
 	pollMu sync.Mutex
@@ -58,6 +56,21 @@ type Model struct {
 	lastSync atomic.Int64 // unix nanoseconds when the last successful poll (or the build) started
 	applied  atomic.Int64 // changes applied since start
 	kick     chan struct{}
+}
+
+// state is what the model holds; Build fills a new one and swaps it in whole.
+type state struct {
+	products map[tradewind.ProductType]*catalogIndex
+	units    map[unitKey]*unit
+	days     dayNames
+}
+
+func newState() *state {
+	products := map[tradewind.ProductType]*catalogIndex{}
+	for _, p := range tradewind.AllProducts {
+		products[p] = &catalogIndex{byID: map[int64]*item{}, byCity: map[string][]*item{}}
+	}
+	return &state{products: products, units: map[unitKey]*unit{}}
 }
 
 // catalogIndex is the items of one product, by id and by city.
@@ -100,16 +113,7 @@ func New(st store.Store, clock tradewind.Clock, logger *slog.Logger) *Model {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Model{st: st, clock: clock, logger: logger, kick: make(chan struct{}, 1),
-		products: emptyProducts(), units: map[unitKey]*unit{}}
-}
-
-func emptyProducts() map[tradewind.ProductType]*catalogIndex {
-	out := map[tradewind.ProductType]*catalogIndex{}
-	for _, p := range tradewind.AllProducts {
-		out[p] = &catalogIndex{byID: map[int64]*item{}, byCity: map[string][]*item{}}
-	}
-	return out
+	return &Model{st: st, clock: clock, logger: logger, kick: make(chan struct{}, 1), state: newState()}
 }
 
 // unitKinds are the inventory kinds of each product.
@@ -167,9 +171,7 @@ func (m *Model) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read model: %w", err)
 	}
-	m.mu.Lock()
-	m.products, m.units = emptyProducts(), map[unitKey]*unit{}
-	m.mu.Unlock()
+	next := newState() // searches read the current state (or the store) meanwhile
 	items, units := 0, 0
 	for _, kind := range tradewind.AllProducts {
 		var after int64
@@ -181,14 +183,21 @@ func (m *Model) build(ctx context.Context) error {
 			if len(page) == 0 {
 				break
 			}
-			n, err := m.load(ctx, kind, page, nil)
+			loaded, err := m.fetch(ctx, kind, page)
 			if err != nil {
 				return fmt.Errorf("read model: %w", err)
 			}
-			items, units = items+len(page), units+n
+			for _, x := range loaded {
+				next.put(x)
+				units += len(x.units)
+			}
+			items += len(page)
 			after = page[len(page)-1].ID
 		}
 	}
+	m.mu.Lock()
+	m.state = next
+	m.mu.Unlock()
 	m.cursor = cursor
 	m.lastSync.Store(start.UnixNano())
 	m.ready.Store(true)
@@ -196,46 +205,34 @@ func (m *Model) build(ctx context.Context) error {
 	return nil
 }
 
-// load decodes items (all of one kind) and loads their whole inventory, replacing what
-// the model held of them and of the items of ids absent from items (deleted). It
-// returns the number of units loaded.
-func (m *Model) load(ctx context.Context, kind tradewind.ProductType, items []*store.Item, gone []int64) (int, error) {
+// fetch decodes items (all of one kind) and reads their whole inventory.
+func (m *Model) fetch(ctx context.Context, kind tradewind.ProductType, items []*store.Item) ([]*item, error) {
 	loaded := make([]*item, 0, len(items))
 	byID := make(map[int64]*item, len(items))
 	ids := make([]int64, 0, len(items))
 	for _, it := range items {
 		v, err := booking.DecodeItem(it)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		x := &item{id: it.ID, kind: kind, city: it.CityKey, value: v}
 		loaded, byID[it.ID] = append(loaded, x), x
 		ids = append(ids, it.ID)
 	}
-	n := 0
 	if len(ids) > 0 {
 		for _, uk := range unitKinds[kind] {
 			rows, err := m.st.InventoryList(ctx, store.InventoryQuery{Kind: uk, ItemIDs: ids, From: allFrom, To: allTo})
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 			for _, u := range unitsOf(uk, rows) {
 				if x := byID[u.itemID]; x != nil {
 					x.units = append(x.units, u)
-					n++
 				}
 			}
 		}
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, x := range loaded {
-		m.put(x)
-	}
-	for _, id := range gone {
-		m.remove(kind, id)
-	}
-	return n, nil
+	return loaded, nil
 }
 
 // unitsOf builds the units of rows (ordered by unit and day, as InventoryList returns them).
@@ -262,8 +259,8 @@ func unitsOf(kind tradewind.UnitKind, rows []store.InventoryRow) []*unit {
 	return out
 }
 
-// put replaces the item of x's id with x, and its units. Under mu.
-func (m *Model) put(x *item) {
+// put replaces the item of x's id with x, and its units. Under Model.mu once live.
+func (m *state) put(x *item) {
 	m.remove(x.kind, x.id)
 	idx := m.products[x.kind]
 	idx.byID[x.id] = x
@@ -282,8 +279,8 @@ func (m *Model) put(x *item) {
 	}
 }
 
-// remove forgets an item and its units. Under mu.
-func (m *Model) remove(kind tradewind.ProductType, id int64) {
+// remove forgets an item and its units. Under Model.mu once live.
+func (m *state) remove(kind tradewind.ProductType, id int64) {
 	idx := m.products[kind]
 	old := idx.byID[id]
 	if old == nil {

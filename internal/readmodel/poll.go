@@ -170,9 +170,18 @@ func (m *Model) reloadItems(ctx context.Context, kind tradewind.ProductType, ids
 				gone = append(gone, id)
 			}
 		}
-		if _, err := m.load(ctx, kind, items, gone); err != nil {
+		loaded, err := m.fetch(ctx, kind, items)
+		if err != nil {
 			return err
 		}
+		m.mu.Lock()
+		for _, x := range loaded {
+			m.put(x)
+		}
+		for _, id := range gone {
+			m.remove(kind, id)
+		}
+		m.mu.Unlock()
 	}
 	return nil
 }

@@ -10,9 +10,15 @@ import (
 
 var _ booking.Reads = (*Model)(nil)
 
+// storeReads is what answers until the model is built: the store, as without a model.
+func (m *Model) storeReads() booking.StoreReads { return booking.StoreReads{Q: m.st} }
+
 // CityItems implements booking.Reads: the city's items of a kind, by id. The cost is
 // the city's items, whatever the size of the catalog.
-func (m *Model) CityItems(_ context.Context, kind tradewind.ProductType, city string) ([]booking.Decoded, error) {
+func (m *Model) CityItems(ctx context.Context, kind tradewind.ProductType, city string) ([]booking.Decoded, error) {
+	if !m.ready.Load() {
+		return m.storeReads().CityItems(ctx, kind, city)
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	idx := m.products[kind]
@@ -28,7 +34,10 @@ func (m *Model) CityItems(_ context.Context, kind tradewind.ProductType, city st
 }
 
 // Item implements booking.Reads.
-func (m *Model) Item(_ context.Context, kind tradewind.ProductType, id int64) (any, error) {
+func (m *Model) Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error) {
+	if !m.ready.Load() {
+		return m.storeReads().Item(ctx, kind, id)
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if idx := m.products[kind]; idx != nil {
@@ -42,7 +51,10 @@ func (m *Model) Item(_ context.Context, kind tradewind.ProductType, id int64) (a
 // Stock implements booking.Reads: the days of the units q names (by item or by unit),
 // each unit's in order, as InventoryList would return them. The cost is the units asked
 // for times the days asked for.
-func (m *Model) Stock(_ context.Context, q store.InventoryQuery) (map[int64][]booking.DayStock, error) {
+func (m *Model) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]booking.DayStock, error) {
+	if !m.ready.Load() {
+		return m.storeReads().Stock(ctx, q)
+	}
 	from, to := dayNumber(q.From), dayNumber(q.To)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
