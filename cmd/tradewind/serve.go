@@ -18,10 +18,10 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
-	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/webhook"
@@ -179,7 +179,7 @@ type server struct {
 	registry   *prometheus.Registry
 	model      *readmodel.Model // the read model, built by a worker (wireReadModel)
 	ready      func() error     // /readyz's check beyond the database, set by wireReadModel
-	jobs       *jobs.Runner // periodic jobs, set by wireJobs
+	jobs       *jobs.Runner     // periodic jobs, set by wireJobs
 	workers    []func(ctx context.Context)
 	// shutdown stops what the workers run, once the partner listener is shut down;
 	// release then frees what build acquired (listeners, clients), also when build or
