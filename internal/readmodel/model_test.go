@@ -26,7 +26,7 @@ type pair struct {
 	doc         *catalog.Document
 }
 
-func newPair(t *testing.T, o storetest.Opener, doc *catalog.Document) *pair {
+func newPair(t testing.TB, o storetest.Opener, doc *catalog.Document) *pair {
 	t.Helper()
 	ctx := context.Background()
 	st := o.Open(t)

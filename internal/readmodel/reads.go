@@ -58,38 +58,46 @@ func (m *Model) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]
 	from, to := dayNumber(q.From), dayNumber(q.To)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := map[int64][]booking.DayStock{}
-	add := func(u *unit) {
-		if u == nil || u.key.kind != q.Kind {
-			return
-		}
-		lo, hi := max(from, u.first), min(to, u.first+int32(len(u.free))-1)
-		var days []booking.DayStock
-		for d := lo; d <= hi; d++ {
-			if f := u.free[d-u.first]; f >= 0 {
-				days = append(days, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.price[d-u.first]})
-			}
-		}
-		if len(days) > 0 {
-			out[u.key.id] = days
-		}
-	}
+	var units []*unit
 	if len(q.ItemIDs) > 0 {
-		idx := m.products[productOf(q.Kind)]
-		if idx == nil {
-			return out, nil
-		}
-		for _, id := range q.ItemIDs {
-			if x := idx.byID[id]; x != nil {
-				for _, u := range x.units {
-					add(u)
+		if idx := m.products[productOf(q.Kind)]; idx != nil {
+			for _, id := range q.ItemIDs {
+				if x := idx.byID[id]; x != nil {
+					units = append(units, x.units...)
 				}
 			}
 		}
-		return out, nil
+	} else {
+		for _, id := range q.UnitIDs {
+			if u := m.units[unitKey{q.Kind, id}]; u != nil {
+				units = append(units, u)
+			}
+		}
 	}
-	for _, id := range q.UnitIDs {
-		add(m.units[unitKey{q.Kind, id}])
+	// Two passes: the days asked of every unit first, so that one array holds them all.
+	span := func(u *unit) (int32, int32) { return max(from, u.first), min(to, u.first+int32(len(u.free))-1) }
+	n := 0
+	for _, u := range units {
+		if lo, hi := span(u); u.key.kind == q.Kind && lo <= hi {
+			n += int(hi - lo + 1)
+		}
+	}
+	buf := make([]booking.DayStock, 0, n)
+	out := make(map[int64][]booking.DayStock, len(units))
+	for _, u := range units {
+		lo, hi := span(u)
+		if u.key.kind != q.Kind || lo > hi {
+			continue
+		}
+		start := len(buf)
+		for d := lo; d <= hi; d++ {
+			if f := u.free[d-u.first]; f >= 0 {
+				buf = append(buf, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.price[d-u.first]})
+			}
+		}
+		if len(buf) > start {
+			out[u.key.id] = buf[start:len(buf):len(buf)]
+		}
 	}
 	return out, nil
 }
