@@ -59,24 +59,42 @@ func destination(p *problems, dest, city string) string {
 	return dest
 }
 
-// sortByPrice orders items cheapest first: those in the partner's credit currency
-// first (the only ones it can book), then the others by currency and price, since
-// amounts in different currencies do not compare.
-func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
-	// slices.SortStableFunc, not sort.SliceStable: no reflection on every swap of a hit.
-	slices.SortStableFunc(items, func(x, y T) int {
-		a, b := price(x), price(y)
-		if (a.Currency == currency) != (b.Currency == currency) {
-			if a.Currency == currency {
-				return -1
+// cheapestFirst returns the indexes of items cheapest first: those in the partner's
+// credit currency first (the only ones it can book), then the others by currency and
+// price, since amounts in different currencies do not compare; equal prices keep their
+// order (by id). It sorts small keys, not the items.
+func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount) []int {
+	type key struct {
+		other    bool // not in the credit currency
+		currency string
+		minor    int64
+		i        int
+	}
+	keys := make([]key, len(items))
+	for i, it := range items {
+		a := price(it)
+		keys[i] = key{a.Currency != currency, a.Currency, a.Minor, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.other != b.other {
+			if a.other {
+				return 1
 			}
-			return 1
+			return -1
 		}
-		if c := cmp.Compare(a.Currency, b.Currency); c != 0 {
+		if c := cmp.Compare(a.currency, b.currency); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Minor, b.Minor)
+		if c := cmp.Compare(a.minor, b.minor); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	order := make([]int, len(keys))
+	for i, k := range keys {
+		order[i] = k.i
+	}
+	return order
 }
 
 // orEmpty returns l, or an empty list for nil, so that JSON shows [] rather than null.
@@ -210,11 +228,15 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 }
 
 // cheapestPage orders search hits cheapest first, those in the caller's credit currency
-// first (see sortByPrice), and returns page pg of them with its meta.
+// first (see cheapestFirst), and returns page pg of them with its meta.
 func cheapestPage[T any](hits []T, c *Caller, price func(T) money.Amount, pg Page) ([]T, PageMeta) {
-	sortByPrice(hits, c.Partner.Currency, price)
+	order := cheapestFirst(hits, c.Partner.Currency, price)
 	from, to := pg.window(len(hits))
-	return hits[from:to], pg.meta(len(hits))
+	page := make([]T, 0, to-from)
+	for _, i := range order[from:to] {
+		page = append(page, hits[i])
+	}
+	return page, pg.meta(len(hits))
 }
 
 // party is the people of a per-person quote. Adults and children take a seat;

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,14 +96,36 @@ type unitKey struct {
 
 // unit is what one unit (room, activity, space, departure, open package) offers from
 // day first on: free units (−1: no inventory that day) and net prices, one entry per
-// day. Flat slices of small ints: the whole catalog of issue 12 (24 million unit-days)
-// takes about 290 MB.
+// day. Flat slices of small ints: prices in int32 unless one does not fit (wide), so the
+// whole catalog of issue 12 (24 million unit-days) takes about 8 bytes a unit-day.
 type unit struct {
 	key    unitKey
 	itemID int64
 	first  int32
 	free   []int32
-	price  []int64
+	price  []int32 // nil when wide
+	wide   []int64 // prices above math.MaxInt32 (catalog.MaxAmount allows 10^11)
+}
+
+// priceAt is the net price of day index d.
+func (u *unit) priceAt(d int32) int64 {
+	if u.wide != nil {
+		return u.wide[d]
+	}
+	return int64(u.price[d])
+}
+
+// setPrice writes the net price of day index d; false when it needs a wide unit.
+func (u *unit) setPrice(d int32, p int64) bool {
+	if u.wide != nil {
+		u.wide[d] = p
+		return true
+	}
+	if p < math.MinInt32 || p > math.MaxInt32 {
+		return false
+	}
+	u.price[d] = int32(p)
+	return true
 }
 
 // New returns an empty model over st; Build loads it.
@@ -244,14 +267,24 @@ func unitsOf(kind tradewind.UnitKind, rows []store.InventoryRow) []*unit {
 			j++
 		}
 		first, last := dayNumber(rows[i].Day), dayNumber(rows[j-1].Day)
-		u := &unit{key: unitKey{kind, rows[i].UnitID}, itemID: rows[i].ItemID, first: first,
-			free: make([]int32, last-first+1), price: make([]int64, last-first+1)}
+		n := last - first + 1
+		u := &unit{key: unitKey{kind, rows[i].UnitID}, itemID: rows[i].ItemID, first: first, free: make([]int32, n)}
+		for _, r := range rows[i:j] {
+			if r.Price < math.MinInt32 || r.Price > math.MaxInt32 {
+				u.wide = make([]int64, n)
+				break
+			}
+		}
+		if u.wide == nil {
+			u.price = make([]int32, n)
+		}
 		for k := range u.free {
 			u.free[k] = -1
 		}
 		for _, r := range rows[i:j] {
 			d := dayNumber(r.Day) - first
-			u.free[d], u.price[d] = int32(max(r.Capacity-r.Sold, 0)), r.Price
+			u.free[d] = int32(max(r.Capacity-r.Sold, 0))
+			u.setPrice(d, r.Price)
 		}
 		out = append(out, u)
 		i = j

@@ -226,13 +226,14 @@ func TestModelAnswersAsTheStore(t *testing.T) {
 			}
 			asked += p.compare(t, rng)
 
-			// A re-import elsewhere: a renamed hotel, changed allotments and capacities,
-			// a hotel moved to another city, new items.
+			// A re-import elsewhere: a renamed hotel, changed allotments, capacities and
+			// prices, a hotel moved to another city, new items.
 			doc.Hotels[0].Name += " (renamed)"
 			doc.Hotels[1].Rooms[0].Inventory[0].Allotment = 0
 			doc.Hotels[2].City = doc.Hotels[5].City
 			doc.Activities[0].Availability[0].Capacity += 7
 			doc.Rentals[0].Spaces[0].Availability[0].Price += 1234
+			doc.Rentals[1].Spaces[0].Availability[0].Price = 3_000_000_000 // above int32: the model keeps int64 prices for it
 			more := catalog.Generate(catalog.GenerateOptions{Hotels: 33, Activities: 22, Rentals: 21, Packages: 13, Cities: 3,
 				Days: 45, Seed: 12, Start: apitest.Start})
 			doc.Hotels = append(doc.Hotels, more.Hotels[30:]...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -223,6 +224,9 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id i
 		if d := dayNumber(r.Day) - u.first; d < 0 || int(d) >= len(u.free) {
 			return errStale
 		}
+		if u.wide == nil && (r.Price < math.MinInt32 || r.Price > math.MaxInt32) {
+			return errStale // the item is reloaded with wide prices
+		}
 	}
 	// Every row fits: clear the days (a row gone is no inventory), then write them.
 	for _, u := range x.units {
@@ -233,7 +237,8 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id i
 	for _, r := range rows {
 		u := byKey[unitKey{tradewind.UnitKind(r.Kind), r.UnitID}]
 		d := dayNumber(r.Day) - u.first
-		u.free[d], u.price[d] = int32(max(r.Capacity-r.Sold, 0)), r.Price
+		u.free[d] = int32(max(r.Capacity-r.Sold, 0))
+		u.setPrice(d, r.Price) // fits: checked above
 	}
 	return nil
 }

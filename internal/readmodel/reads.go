@@ -92,7 +92,7 @@ func (m *Model) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]
 		start := len(buf)
 		for d := lo; d <= hi; d++ {
 			if f := u.free[d-u.first]; f >= 0 {
-				buf = append(buf, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.price[d-u.first]})
+				buf = append(buf, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.priceAt(d - u.first)})
 			}
 		}
 		if len(buf) > start {
