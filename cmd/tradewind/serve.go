@@ -216,7 +216,9 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	c.wireWebhooks(srv, d)
-	c.wireReadModel(e, srv.model, srv, &cfg)
+	if srv.model != nil { // Run made one for svc; a service built without one reads the store
+		c.wireReadModel(e, srv.model, srv, &cfg)
+	}
 	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}
