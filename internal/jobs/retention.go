@@ -21,6 +21,11 @@ type Retention struct {
 	// SignatureReplays is how long a request-signature replay record is kept after it
 	// expired (a signature past its window no longer verifies, so the record guards nothing).
 	SignatureReplays time.Duration
+	// RequestLogsTest and RequestLogsLive keep the request log entries of each key mode
+	// (serve --request-log-retention); UsageCounters keeps the usage counters, by day.
+	RequestLogsTest time.Duration
+	RequestLogsLive time.Duration
+	UsageCounters   time.Duration
 	// Changes is how long the read model's change feed keeps a change after it was
 	// sequenced; a server stopped for longer rebuilds its model at start anyway, and a
 	// running one reads the feed every 200 ms (docs/readmodel.md).
@@ -35,6 +40,9 @@ var DefaultRetention = Retention{
 	Idempotency:      7 * 24 * time.Hour,
 	SigningSecrets:   time.Hour,
 	SignatureReplays: time.Minute,
+	RequestLogsTest:  7 * 24 * time.Hour,
+	RequestLogsLive:  30 * 24 * time.Hour,
+	UsageCounters:    400 * 24 * time.Hour, // a year of charts and the same days a year before
 	Changes:          time.Hour,
 }
 
@@ -110,6 +118,16 @@ func RetentionJobs(c RetentionConfig) []Job {
 		n, err := q.SignatureDeleteExpired(ctx, store.SignatureDeleteExpiredParams{Now: p.Before, Limit: p.Limit})
 		return int(n), err
 	})
+	for _, m := range []struct {
+		mode tradewind.Mode
+		keep time.Duration
+	}{{tradewind.ModeTest, r.RequestLogsTest}, {tradewind.ModeLive, r.RequestLogsLive}} {
+		mode := m.mode
+		add("request_logs_"+string(mode), m.keep, func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error) {
+			return q.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: mode, Before: p.Before, Limit: p.Limit})
+		})
+	}
+	add("usage_counters", r.UsageCounters, store.Querier.UsagePrune)
 	add("changes", r.Changes, store.Querier.ChangePrune)
 	return out
 }
