@@ -262,23 +262,18 @@ func TestServeRedisUnreachableFailsOpen(t *testing.T) {
 func TestServeReplayRedisStuck(t *testing.T) {
 	t.Parallel()
 	dsn := storetest.SQLiteDSN(t)
-	var p struct {
-		SigningSecret string `json:"signing_secret"`
-	}
-	mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
-	var k struct{ Key string }
-	mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+	secret, key := secSigner(t, dsn)
 	s := startServe(t, dsn, "--redis", "redis://"+hangingRedis(t)+"/0", "--admin-addr", "127.0.0.1:0")
 
 	body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
 	ts := time.Now().Unix()
-	r := secCall(t, http.DefaultClient, "POST", s.base+"/webhooks", k.Key, strings.NewReader(body),
-		signedHeaders(p.SigningSecret, ts, "POST", "/webhooks", body))
+	r := secCall(t, http.DefaultClient, "POST", s.base+"/webhooks", key, strings.NewReader(body),
+		signedHeaders(secret, ts, "POST", "/webhooks", body))
 	if r.status != 503 || r.code != "service_unavailable" || r.header.Get("Retry-After") != strconv.Itoa(httpapi.ReplayRetryAfter) {
 		t.Errorf("signed subscription with Redis stuck: %d Retry-After %q %s, want 503 service_unavailable with Retry-After %d",
 			r.status, r.header.Get("Retry-After"), r.body, httpapi.ReplayRetryAfter)
 	}
-	r = secCall(t, http.DefaultClient, "GET", s.base+"/webhooks", k.Key, nil, signedHeaders(p.SigningSecret, ts, "GET", "/webhooks", ""))
+	r = secCall(t, http.DefaultClient, "GET", s.base+"/webhooks", key, nil, signedHeaders(secret, ts, "GET", "/webhooks", ""))
 	if r.status != 200 || strings.Contains(r.body, `"id"`) {
 		t.Errorf("subscriptions (a read) with Redis stuck: %d %s, want 200 and none", r.status, r.body)
 	}
@@ -289,6 +284,19 @@ func TestServeReplayRedisStuck(t *testing.T) {
 	if text := secCall(t, http.DefaultClient, "GET", m[1], "", nil, nil).body; !strings.Contains(text, "tradewind_replay_ledger_failures_total 1\n") {
 		t.Errorf("/metrics does not count the refusal:\n%s", text)
 	}
+}
+
+// secSigner creates the partner "signer", which signs its requests, and returns its
+// signing secret and a new test key of it.
+func secSigner(t *testing.T, dsn string) (secret, key string) {
+	t.Helper()
+	var p struct {
+		SigningSecret string `json:"signing_secret"`
+	}
+	mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
+	var k struct{ Key string }
+	mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+	return p.SigningSecret, k.Key
 }
 
 // signedHeaders returns the JSON content type and the signature headers of a request to
@@ -434,12 +442,7 @@ func TestServeReplayRefusedAcrossServers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dsn := storetest.SQLiteDSN(t)
-			var p struct {
-				SigningSecret string `json:"signing_secret"`
-			}
-			mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
-			var k struct{ Key string }
-			mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+			secret, key := secSigner(t, dsn)
 			a, b := startServe(t, dsn, extra...), startServe(t, dsn, extra...)
 
 			body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
@@ -447,14 +450,14 @@ func TestServeReplayRefusedAcrossServers(t *testing.T) {
 			start := time.Now().Unix()
 			r := untilAnswered(t, func(attempt int) secResponse {
 				// A new timestamp makes a new signature: the refused one may be recorded.
-				h = signedHeaders(p.SigningSecret, start+int64(attempt), "POST", "/webhooks", body)
-				return secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", k.Key, strings.NewReader(body), h)
+				h = signedHeaders(secret, start+int64(attempt), "POST", "/webhooks", body)
+				return secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", key, strings.NewReader(body), h)
 			})
 			if r.status != 201 {
 				t.Fatalf("signed subscription: %d %s", r.status, r.body)
 			}
 			r = untilAnswered(t, func(int) secResponse {
-				return secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", k.Key, strings.NewReader(body), h)
+				return secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", key, strings.NewReader(body), h)
 			})
 			if r.status != 401 || r.code != "signature_invalid" || !strings.Contains(r.body, "replayed") {
 				t.Errorf("the replay on the other server: %d %s", r.status, r.body)
