@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,21 +54,23 @@ func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.M
 		}
 	}
 	export.Set("mode", mode)
-	page.Export = export.Encode()
+	page.Export = template.URL(export.Encode())
 	if next != 0 {
 		export.Set("before", strconv.FormatInt(next, 10))
-		page.NextQuery = export.Encode()
+		page.NextQuery = template.URL(export.Encode())
 	}
 	v.Data = page
 	return s.render(w, r, http.StatusOK, "bookings", v)
 }
 
 type bookingPage struct {
-	Bookings  []*tradewind.Booking
-	Status    map[string]string // shown status by reference
-	Next      int64
-	NextQuery string
-	Export    string
+	Bookings []*tradewind.Booking
+	Status   map[string]string // shown status by reference
+	Next     int64
+	// Query strings built by url.Values.Encode: template.URL, or html/template would
+	// escape their '=' and '&' a second time and break the links.
+	NextQuery template.URL
+	Export    template.URL
 }
 
 func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
