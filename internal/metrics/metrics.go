@@ -23,6 +23,7 @@ type Recorder struct {
 	credit   *prometheus.CounterVec
 	webhooks *prometheus.CounterVec
 	paused   prometheus.Counter
+	replay   prometheus.Counter
 }
 
 // WebhookObserver is what the webhook dispatcher reports each delivery attempt to;
@@ -64,8 +65,12 @@ func New(reg prometheus.Registerer) *Recorder {
 			Name: "tradewind_webhook_subscriptions_auto_paused_total",
 			Help: "Webhook subscriptions paused automatically because every delivery failed for 3 days.",
 		}),
+		replay: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tradewind_replay_ledger_failures_total",
+			Help: "Signed state-changing requests refused with 503 because the replay ledger (Redis with --redis, else the database) could not answer.",
+		}),
 	}
-	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks, r.paused)
+	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks, r.paused, r.replay)
 	return r
 }
 
@@ -103,6 +108,10 @@ func (r *Recorder) WebhookDelivery(ok bool) {
 
 // SubscriptionsAutoPaused records n subscriptions paused because their deliveries failed.
 func (r *Recorder) SubscriptionsAutoPaused(n int) { r.paused.Add(float64(n)) }
+
+// ReplayLedgerFailed records one signed state-changing request refused because the
+// replay ledger could not answer.
+func (r *Recorder) ReplayLedgerFailed() { r.replay.Inc() }
 
 // Handler serves the metrics gathered by g in the Prometheus text format.
 func Handler(g prometheus.Gatherer) http.Handler {
