@@ -166,13 +166,15 @@ type Event struct {
 	TestEvent bool
 }
 
-// UsageRow is a usage counter: how many API requests a partner made in one mode on one
-// UTC day to one route with one outcome. The request log's writer adds to these rows
+// UsageRow is a usage counter: how many API requests a partner made in one mode in one
+// UTC hour to one route with one outcome. Counters older than 48 hours are rolled into
+// their day's 00:00 hour (docs/request-logs.md), so Hour is exact for the last 48 hours
+// and stands for its whole UTC day before. The request log's writer adds to these rows
 // (store.UsageAdd); the portal's usage charts read them (store.UsageList).
 type UsageRow struct {
 	PartnerID int64
 	Mode      Mode      // test | live
-	Day       time.Time // UTC midnight
+	Hour      time.Time // UTC, truncated to the hour
 	Route     string    // endpoint pattern "POST /bookings"; "" when none matched
 	Status    int
 	ErrorCode string // "" when none

@@ -144,8 +144,8 @@ func consoleFlow(t *testing.T, dsn, shots string) {
 	}
 	dev.check("usage")
 	dev.open("/?mode=test")
-	if n, _ := strconv.Atoi(dev.text("#requests-today")); n < 1 {
-		t.Fatalf("overview requests today: %s", dev.text("#requests-today"))
+	if n, _ := strconv.Atoi(dev.text("#requests-24h")); n < 1 {
+		t.Fatalf("overview requests in 24 hours: %s", dev.text("#requests-24h"))
 	}
 	dev.check("overview-requests")
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/jobs"
@@ -13,8 +15,9 @@ import (
 )
 
 // TestRequestLogRetention: the request log jobs delete exactly the entries past their
-// mode's retention (test 7 days, live 30 by default), in batches, and the usage job the
-// counters of days past 400 days.
+// mode's retention (test 7 days, live 30 by default), in batches, the usage job the
+// counters of days past 400 days, and the rollup job folds hours older than 48 hours
+// into their day.
 func TestRequestLogRetention(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		st := o.Open(t)
@@ -37,15 +40,21 @@ func TestRequestLogRetention(t *testing.T) {
 			}
 		}
 		for d := range 40 {
-			usage = append(usage, tradewind.UsageRow{PartnerID: 1, Mode: tradewind.ModeLive, Day: apitest.Start.AddDate(-1, 0, d), Route: "GET /p", Status: 200, Count: 1})
+			usage = append(usage, tradewind.UsageRow{PartnerID: 1, Mode: tradewind.ModeLive, Hour: apitest.Start.AddDate(-1, 0, d).Truncate(24 * time.Hour), Route: "GET /p", Status: 200, Count: 1})
 		}
 		if err := st.RequestLogInsert(ctx, entries); err != nil {
 			t.Fatal(err)
 		}
+		now := apitest.Start.AddDate(0, 0, 40)
+		// Hourly counters: one of 72 hours ago is rolled into its day, one of an hour ago
+		// stays apart.
+		hourly := func(at time.Time, n int64) tradewind.UsageRow {
+			return tradewind.UsageRow{PartnerID: 1, Mode: tradewind.ModeLive, Hour: at, Route: "GET /p", Status: 200, Count: n}
+		}
+		usage = append(usage, hourly(now.Add(-72*time.Hour), 2), hourly(now.Add(-time.Hour), 3))
 		if err := st.UsageAdd(ctx, usage); err != nil {
 			t.Fatal(err)
 		}
-		now := apitest.Start.AddDate(0, 0, 40)
 		clock.Set(now)
 		r.RunDue(ctx)
 		left := map[tradewind.Mode][]time.Time{}
@@ -79,19 +88,28 @@ func TestRequestLogRetention(t *testing.T) {
 				}
 			}
 		}
-		// Usage: the counters of a year ago − 35 days onwards are within 400 days.
-		got, err := st.UsageList(ctx, 1, apitest.Start.AddDate(-2, 0, 0), now)
+		// Usage: the counters of a year ago − 35 days onwards are within 400 days (they
+		// all lie in the 100 days listed).
+		got, err := st.UsageList(ctx, 1, now.AddDate(0, 0, -410), now.AddDate(0, 0, -310))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cut := now.AddDate(0, 0, -400)
 		for _, u := range got {
-			if u.Day.Before(cut.Truncate(24 * time.Hour)) {
-				t.Errorf("usage of %v outlived 400 days (cut %v)", u.Day, cut)
+			if u.Hour.Before(cut.Truncate(24 * time.Hour)) {
+				t.Errorf("usage of %v outlived 400 days (cut %v)", u.Hour, cut)
 			}
 		}
 		if want := 40 - int(cut.Sub(apitest.Start.AddDate(-1, 0, 0)).Hours()/24); len(got) != want {
 			t.Errorf("%d usage days left, want %d", len(got), want)
+		}
+		recent, err := st.UsageList(ctx, 1, now.AddDate(0, 0, -4), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]tradewind.UsageRow{hourly(now.Add(-72*time.Hour).Truncate(24*time.Hour), 2),
+			hourly(now.Add(-time.Hour).Truncate(time.Hour), 3)}, recent); d != "" {
+			t.Errorf("recent usage after the rollup (-want +got):\n%s", d)
 		}
 	})
 }

@@ -127,6 +127,11 @@ func RetentionJobs(c RetentionConfig) []Job {
 			return q.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: mode, Before: p.Before, Limit: p.Limit})
 		})
 	}
+	if r.UsageCounters > 0 {
+		// Hours older than the Overview's rolling 24 hours need not stay apart: one row
+		// per day keeps ~400 days of counters at the size of day counters.
+		add("usage_rollup", store.UsageRollupAge, store.Querier.UsageRollup)
+	}
 	add("usage_counters", r.UsageCounters, store.Querier.UsagePrune)
 	add("changes", r.Changes, store.Querier.ChangePrune)
 	return out

@@ -96,7 +96,7 @@ func (s *Service) Usage(ctx context.Context, m *Member, mode tradewind.Mode, day
 	outcomes := map[string]*Series{}
 	routes := map[string]int64{}
 	for _, r := range rows {
-		i := index(r.Day)
+		i := index(r.Hour.Truncate(24 * time.Hour)) // charts are per UTC day
 		if r.Mode != mode || i < 0 || i >= n {
 			continue
 		}
@@ -149,10 +149,13 @@ func (s *Service) Usage(ctx context.Context, m *Member, mode tradewind.Mode, day
 	return u, nil
 }
 
-// RequestFigures are the Overview's request counts: today (UTC) and the last 30 days,
-// each with how many were answered with an error (4xx or 5xx, 429 included).
+// RequestFigures are the Overview's request counts: the last 24 hours and the last 30
+// UTC days, each with how many were answered with an error (4xx or 5xx, 429 included).
+// The 24 hours are the 24 whole UTC hours before the current one plus the current one
+// so far, since the counters are per hour: a request of 23 h ago counts, one of 25 h
+// ago does not, one of 24.5 h ago does if it falls in the first of those hours.
 type RequestFigures struct {
-	Today, TodayErrors, Month, MonthErrors int64
+	Hours24, Hours24Errors, Month, MonthErrors int64
 }
 
 // ErrorRate is errors as a share of requests, in percent ("–" without requests).
@@ -163,12 +166,12 @@ func ErrorRate(errors, requests int64) string {
 	return fmt.Sprintf("%.1f %%", float64(errors)*100/float64(requests))
 }
 
-// requestFigures reads the usage counters of the partner's last 30 UTC days in mode.
-// The counters are per UTC day, so the short period is today's UTC day.
+// requestFigures reads the usage counters of the partner's last 30 UTC days in mode
+// (the 24 hours lie within them: the current hour is in today).
 func (s *Service) requestFigures(ctx context.Context, partnerID int64, mode tradewind.Mode) (RequestFigures, error) {
 	days := s.usageDays(30)
-	today := days[len(days)-1]
-	rows, err := s.store.UsageList(ctx, partnerID, days[0], today.AddDate(0, 0, 1))
+	hours24 := s.now().UTC().Truncate(time.Hour).Add(-24 * time.Hour)
+	rows, err := s.store.UsageList(ctx, partnerID, days[0], days[len(days)-1].AddDate(0, 0, 1))
 	if err != nil {
 		return RequestFigures{}, err
 	}
@@ -182,10 +185,10 @@ func (s *Service) requestFigures(ctx context.Context, partnerID int64, mode trad
 		if failed {
 			f.MonthErrors += r.Count
 		}
-		if r.Day.Equal(today) {
-			f.Today += r.Count
+		if !r.Hour.Before(hours24) {
+			f.Hours24 += r.Count
 			if failed {
-				f.TodayErrors += r.Count
+				f.Hours24Errors += r.Count
 			}
 		}
 	}

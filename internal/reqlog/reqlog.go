@@ -76,7 +76,7 @@ type Logger struct {
 type usageKey struct {
 	partnerID int64
 	mode      tradewind.Mode
-	day       time.Time
+	hour      time.Time
 	route     string
 	status    int
 	errorCode string
@@ -111,7 +111,7 @@ func New(cfg Config) *Logger {
 // waiting: when the queue is full, e is dropped and counted. e belongs to the Logger
 // from then on; its bodies are redacted by the writer, off the request path.
 func (l *Logger) Record(e *store.RequestLogEntry) {
-	k := usageKey{e.PartnerID, e.Mode, utcDay(e.At), e.Route, e.Status, e.ErrorCode}
+	k := usageKey{e.PartnerID, e.Mode, e.At.UTC().Truncate(time.Hour), e.Route, e.Status, e.ErrorCode}
 	l.mu.Lock()
 	l.usage[k]++
 	l.mu.Unlock()
@@ -130,11 +130,6 @@ func (l *Logger) Record(e *store.RequestLogEntry) {
 }
 
 func bodySize(e *store.RequestLogEntry) int64 { return int64(len(e.RequestBody) + len(e.ResponseBody)) }
-
-func utcDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
 
 // Stats are the Logger's counts since it started.
 type Stats struct {
@@ -285,7 +280,7 @@ func (l *Logger) flushUsage(ctx context.Context) error {
 	}
 	rows := make([]tradewind.UsageRow, 0, len(counts))
 	for k, n := range counts {
-		rows = append(rows, tradewind.UsageRow{PartnerID: k.partnerID, Mode: k.mode, Day: k.day, Route: k.route,
+		rows = append(rows, tradewind.UsageRow{PartnerID: k.partnerID, Mode: k.mode, Hour: k.hour, Route: k.route,
 			Status: k.status, ErrorCode: k.errorCode, Count: n})
 	}
 	if err := l.cfg.Store.UsageAdd(ctx, rows); err != nil {

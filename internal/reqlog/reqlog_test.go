@@ -35,7 +35,7 @@ func (m *memStore) UsageAdd(_ context.Context, rows []tradewind.UsageRow) error 
 		return errors.New("database down")
 	}
 	for _, r := range rows {
-		m.usage[r.Day.Format(time.DateOnly)+" "+r.Route] += r.Count
+		m.usage[r.Hour.Format(time.DateOnly)+" "+r.Route] += r.Count
 	}
 	return nil
 }

@@ -7,18 +7,33 @@ import (
 	"github.com/tradewind/tradewind"
 )
 
+// UsageListMaxSpan bounds UsageList: a little more than the longest usage period (90
+// days) and the Overview's 30 days.
+const UsageListMaxSpan = 100 * 24 * time.Hour
+
+// UsageRollupAge is the age after which the retention job rolls hourly usage counters
+// into day counters: the Overview's rolling 24 hours needs the last 25 hours exact.
+const UsageRollupAge = 48 * time.Hour
+
 // RequestLogQuerier holds the queries of the request logs and usage counters
 // (internal/reqlog, docs/request-logs.md).
 type RequestLogQuerier interface {
-	// UsageAdd adds each row's Count to its counter (partner, mode, day, route, status,
+	// UsageAdd adds each row's Count to its counter (partner, mode, hour, route, status,
 	// error code), creating it at that count: count = count + n, so that several servers
-	// add to the same rows. Rows with the same counter are summed; Day is taken as its
-	// UTC date. All or nothing: a failed call added nothing and may be retried.
+	// add to the same rows. Rows with the same counter are summed; Hour is truncated to
+	// its UTC hour. All or nothing: a failed call added nothing and may be retried.
 	UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error
-	// UsageList returns the partner's counters of the days in [from, to), by day, mode,
-	// route, status and error code.
+	// UsageList returns the partner's counters of the hours in [from, to) (both
+	// truncated to the hour), by hour, mode, route, status and error code. The span is
+	// bounded: from is raised to to - UsageListMaxSpan, so that rows are at most
+	// hours × routes × outcomes of that span.
 	UsageList(ctx context.Context, partnerID int64, from, to time.Time) ([]tradewind.UsageRow, error)
-	// UsagePrune deletes counters of days before p.Before.
+	// UsageRollup folds up to p.Limit counters of hours before p.Before (other than a
+	// day's 00:00 hour) into their UTC day's 00:00 counter, and returns how many it
+	// folded. Counts are kept exactly: the folded rows are deleted and added in one go.
+	UsageRollup(ctx context.Context, p PruneParams) (int, error)
+	// UsagePrune deletes counters of UTC days before p.Before's: a day's counters go
+	// together, as its rolled-up row stands for the whole day.
 	UsagePrune(ctx context.Context, p PruneParams) (int, error)
 
 	// RequestLogInsert writes entries, in batched statements.

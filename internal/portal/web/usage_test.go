@@ -34,7 +34,7 @@ func row(t *testing.T, body, th string) string {
 
 // TestUsagePageShowsNumbers: the Credit and usage page draws the usage counters of the
 // chosen mode and period (requests by outcome, per endpoint) and the bookings, and
-// lists the same numbers in its tables; the Overview shows today's and the month's
+// lists the same numbers in its tables; the Overview shows the last 24 hours' and the month's
 // requests with their error rates. Another partner's counters and the other mode's are
 // not counted.
 func TestUsagePageShowsNumbers(t *testing.T) {
@@ -45,7 +45,7 @@ func TestUsagePageShowsNumbers(t *testing.T) {
 		today := e.api.Clock.Now().UTC().Truncate(24 * time.Hour)
 		yesterday, longAgo := today.AddDate(0, 0, -1), today.AddDate(0, 0, -20)
 		u := func(partner int64, mode tradewind.Mode, day time.Time, route string, status int, code string, n int64) tradewind.UsageRow {
-			return tradewind.UsageRow{PartnerID: partner, Mode: mode, Day: day, Route: route, Status: status, ErrorCode: code, Count: n}
+			return tradewind.UsageRow{PartnerID: partner, Mode: mode, Hour: day, Route: route, Status: status, ErrorCode: code, Count: n}
 		}
 		test, live := tradewind.ModeTest, tradewind.ModeLive
 		if err := e.api.Store.UsageAdd(context.Background(), []tradewind.UsageRow{
@@ -109,13 +109,45 @@ func TestUsagePageShowsNumbers(t *testing.T) {
 		}
 
 		over := owner.get("/?mode=test").body
-		for id, want := range map[string]string{"requests-today": "8", "errors-today": "62.5 %", "requests-30d": "43", "errors-30d": "11.6 %"} {
+		for id, want := range map[string]string{"requests-24h": "8", "errors-24h": "62.5 %", "requests-30d": "43", "errors-30d": "11.6 %"} {
 			if got := cell(t, over, id); got != want {
 				t.Errorf("overview #%s = %q, want %q", id, got, want)
 			}
 		}
-		if got := cell(t, owner.get("/?mode=live").body, "errors-today"); got != "0.0 %" {
-			t.Errorf("live error rate today %q", got)
+		if got := cell(t, owner.get("/?mode=live").body, "errors-24h"); got != "0.0 %" {
+			t.Errorf("live error rate in 24 hours %q", got)
 		}
+	})
+}
+
+// TestOverviewLast24Hours: the Overview's 24 hours are rolling, by the hour: requests of
+// 23 hours ago count, those of 25 hours ago do not, and 90 minutes later (the clock at
+// 11:00, the window from 11:00 yesterday) the first have left the figure too, while the
+// 30 days keep both.
+func TestOverviewLast24Hours(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		p, owner := e.newPartner(t, "hours")
+		now := e.api.Clock.Now()
+		at := func(ago time.Duration, status int, n int64) tradewind.UsageRow {
+			return tradewind.UsageRow{PartnerID: p.ID, Mode: tradewind.ModeTest, Hour: now.Add(-ago), Route: "GET /meta/ping", Status: status, Count: n}
+		}
+		if err := e.api.Store.UsageAdd(context.Background(), []tradewind.UsageRow{
+			at(23*time.Hour, 200, 3), at(23*time.Hour, 500, 1), at(25*time.Hour, 200, 20), at(25*time.Hour, 404, 10), at(0, 200, 4),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		figures := func(want map[string]string) {
+			t.Helper()
+			over := owner.get("/?mode=test").body
+			for id, w := range want {
+				if got := cell(t, over, id); got != w {
+					t.Errorf("at %v: overview #%s = %q, want %q", e.api.Clock.Now(), id, got, w)
+				}
+			}
+		}
+		figures(map[string]string{"requests-24h": "8", "errors-24h": "12.5 %", "requests-30d": "38", "errors-30d": "28.9 %"})
+		e.api.Clock.Advance(90 * time.Minute)
+		figures(map[string]string{"requests-24h": "4", "errors-24h": "0.0 %", "requests-30d": "38"})
 	})
 }

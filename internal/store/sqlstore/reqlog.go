@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"time"
@@ -14,9 +15,13 @@ import (
 // usageBatch is the number of counters per upsert statement (× 7 parameters).
 const usageBatch = 1000
 
+// usageHourLayout is the hour column's text: sortable, and its first 10 characters are
+// the UTC date.
+const usageHourLayout = "2006-01-02T15"
+
 type usageKey struct {
 	partnerID int64
-	day       string
+	hour      string
 	mode      tradewind.Mode
 	route     string
 	status    int
@@ -38,41 +43,55 @@ func (q *queries) UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error
 		if r.Count == 0 {
 			continue
 		}
-		sums[usageKey{r.PartnerID, r.Day.UTC().Format(tradewind.DateLayout), r.Mode, r.Route, r.Status, r.ErrorCode}] += r.Count
+		sums[usageKey{r.PartnerID, r.Hour.UTC().Format(usageHourLayout), r.Mode, r.Route, r.Status, r.ErrorCode}] += r.Count
 	}
 	keys := make([]usageKey, 0, len(sums))
 	for k := range sums {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b usageKey) int {
-		return cmp.Or(cmp.Compare(a.partnerID, b.partnerID), cmp.Compare(a.day, b.day), cmp.Compare(a.mode, b.mode),
+		return cmp.Or(cmp.Compare(a.partnerID, b.partnerID), cmp.Compare(a.hour, b.hour), cmp.Compare(a.mode, b.mode),
 			cmp.Compare(a.route, b.route), cmp.Compare(a.status, b.status), cmp.Compare(a.errorCode, b.errorCode))
 	})
-	return q.execBatches(ctx, `INSERT INTO usage_counters (partner_id, day, mode, route, status, error_code, count) VALUES `,
-		` ON CONFLICT (partner_id, day, mode, route, status, error_code) DO UPDATE SET count = usage_counters.count + excluded.count`,
+	return q.execBatches(ctx, `INSERT INTO usage_counters (partner_id, hour, mode, route, status, error_code, count) VALUES `,
+		` ON CONFLICT (partner_id, hour, mode, route, status, error_code) DO UPDATE SET count = usage_counters.count + excluded.count`,
 		7, usageBatch, len(keys), func(args []any, i int) []any {
 			k := keys[i]
-			return append(args, k.partnerID, k.day, string(k.mode), k.route, k.status, k.errorCode, sums[k])
+			return append(args, k.partnerID, k.hour, string(k.mode), k.route, k.status, k.errorCode, sums[k])
 		})
 }
 
 func (q *queries) UsageList(ctx context.Context, partnerID int64, from, to time.Time) ([]tradewind.UsageRow, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT day, mode, route, status, error_code, count FROM usage_counters
-		WHERE partner_id = $1 AND day >= $2 AND day < $3
-		ORDER BY day, mode, route, status, error_code`,
-		partnerID, from.UTC().Format(tradewind.DateLayout), to.UTC().Format(tradewind.DateLayout))
+	from = later(from, to.Add(-store.UsageListMaxSpan))
+	rows, err := q.db.QueryContext(ctx, `SELECT partner_id, hour, mode, route, status, error_code, count FROM usage_counters
+		WHERE partner_id = $1 AND hour >= $2 AND hour < $3
+		ORDER BY hour, mode, route, status, error_code`,
+		partnerID, from.UTC().Format(usageHourLayout), to.UTC().Format(usageHourLayout))
 	if err != nil {
 		return nil, q.interpret(err)
 	}
+	return scanUsage(rows)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// scanUsage reads rows of partner_id, hour, mode, route, status, error_code, count.
+func scanUsage(rows *sql.Rows) ([]tradewind.UsageRow, error) {
 	defer rows.Close()
 	var out []tradewind.UsageRow
 	for rows.Next() {
-		r := tradewind.UsageRow{PartnerID: partnerID}
-		var day string
-		if err := rows.Scan(&day, &r.Mode, &r.Route, &r.Status, &r.ErrorCode, &r.Count); err != nil {
+		var r tradewind.UsageRow
+		var hour string
+		if err := rows.Scan(&r.PartnerID, &hour, &r.Mode, &r.Route, &r.Status, &r.ErrorCode, &r.Count); err != nil {
 			return nil, err
 		}
-		if r.Day, err = time.Parse(tradewind.DateLayout, day); err != nil {
+		var err error
+		if r.Hour, err = time.Parse(usageHourLayout, hour); err != nil {
 			return nil, store.ErrCorrupt
 		}
 		out = append(out, r)
@@ -80,10 +99,32 @@ func (q *queries) UsageList(ctx context.Context, partnerID int64, from, to time.
 	return out, rows.Err()
 }
 
+// UsageRollup deletes the hourly rows and adds what it deleted (RETURNING, so that an
+// add racing the delete is either folded or left for the next run, never lost) to the
+// day's 'T00' rows. Only the retention job, one server at a time, calls it.
+func (q *queries) UsageRollup(ctx context.Context, p store.PruneParams) (int, error) {
+	rows, err := q.db.QueryContext(ctx, `DELETE FROM usage_counters WHERE (partner_id, hour, mode, route, status, error_code) IN
+		(SELECT partner_id, hour, mode, route, status, error_code FROM usage_counters
+		 WHERE hour < $1 AND substr(hour, 12, 2) <> '00' LIMIT $2)
+		RETURNING partner_id, hour, mode, route, status, error_code, count`,
+		p.Before.UTC().Format(usageHourLayout), p.Limit)
+	if err != nil {
+		return 0, q.interpret(err)
+	}
+	folded, err := scanUsage(rows)
+	if err != nil {
+		return 0, err
+	}
+	for i := range folded {
+		folded[i].Hour = folded[i].Hour.Truncate(24 * time.Hour)
+	}
+	return len(folded), q.UsageAdd(ctx, folded)
+}
+
 func (q *queries) UsagePrune(ctx context.Context, p store.PruneParams) (int, error) {
-	n, err := q.exec(ctx, `DELETE FROM usage_counters WHERE (partner_id, day, mode, route, status, error_code) IN
-		(SELECT partner_id, day, mode, route, status, error_code FROM usage_counters WHERE day < $1 LIMIT $2)`,
-		p.Before.UTC().Format(tradewind.DateLayout), p.Limit)
+	n, err := q.exec(ctx, `DELETE FROM usage_counters WHERE (partner_id, hour, mode, route, status, error_code) IN
+		(SELECT partner_id, hour, mode, route, status, error_code FROM usage_counters WHERE hour < $1 LIMIT $2)`,
+		p.Before.UTC().Truncate(24*time.Hour).Format(usageHourLayout), p.Limit)
 	return int(n), err
 }
 

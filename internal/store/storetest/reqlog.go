@@ -15,7 +15,8 @@ import (
 )
 
 // exerciseUsageCounters: UsageAdd adds to counters (also from many writers at once and
-// with one counter repeated in a call), UsageList reads the partner's days in [from, to).
+// with one counter repeated in a call), UsageList reads the partner's hours in [from, to)
+// over at most store.UsageListMaxSpan, UsageRollup folds old hours into their day exactly.
 func exerciseUsageCounters(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a, b := newPartner(t, s, "a"), newPartner(t, s, "b")
@@ -35,13 +36,13 @@ func exerciseUsageCounters(t *testing.T, s store.Store) {
 		return rows
 	}
 	row := func(partner int64, mode tradewind.Mode, d int, route string, status int, code string, n int64) tradewind.UsageRow {
-		return tradewind.UsageRow{PartnerID: partner, Mode: mode, Day: day(d), Route: route, Status: status, ErrorCode: code, Count: n}
+		return tradewind.UsageRow{PartnerID: partner, Mode: mode, Hour: day(d), Route: route, Status: status, ErrorCode: code, Count: n}
 	}
 	search, book := "GET /hotels/search", "POST /bookings"
-	// A day given as any time of that day counts on its UTC date; the same counter
+	// An hour given as any time in that hour counts on its UTC hour; the same counter
 	// twice in one call is summed.
 	late := row(a.ID, tradewind.ModeTest, 4, search, 200, "", 2)
-	late.Day = time.Date(2027, 1, 4, 23, 59, 0, 0, time.UTC).In(time.FixedZone("UTC+5", 5*3600)) // January 5th there
+	late.Hour = time.Date(2027, 1, 4, 0, 59, 0, 0, time.UTC).In(time.FixedZone("UTC+5", 5*3600)) // 05:59 there
 	add(row(a.ID, tradewind.ModeTest, 4, search, 200, "", 3), late,
 		row(a.ID, tradewind.ModeLive, 4, search, 200, "", 1),
 		row(a.ID, tradewind.ModeTest, 4, book, 409, "no_availability", 1),
@@ -68,6 +69,34 @@ func exerciseUsageCounters(t *testing.T, s store.Store) {
 	}
 	if got := list(b.ID, day(1), day(30)); len(got) != 1 || got[0].Count != 100 || got[0].PartnerID != b.ID {
 		t.Errorf("UsageList of partner b = %+v, want its one counter", got)
+	}
+	// A span longer than UsageListMaxSpan is cut at its start.
+	if got := list(a.ID, day(1).AddDate(-1, 0, 0), day(5).Add(store.UsageListMaxSpan)); len(got) != 1 || got[0].Count != 7 {
+		t.Errorf("UsageList of a too long span = %+v, want its last %v (day 5 alone)", got, store.UsageListMaxSpan)
+	}
+
+	// Hours: counted apart, listed by hour, rolled into their day's 00:00 hour before a
+	// cut-off, in batches, without losing a request.
+	feb := func(d, h int) time.Time { return time.Date(2027, 2, d, h, 0, 0, 0, time.UTC) }
+	hourly := func(partner int64, at time.Time, n int64) tradewind.UsageRow {
+		return tradewind.UsageRow{PartnerID: partner, Mode: tradewind.ModeLive, Hour: at, Route: search, Status: 200, Count: n}
+	}
+	add(hourly(a.ID, feb(1, 0), 1), hourly(a.ID, feb(1, 5), 2), hourly(a.ID, feb(1, 23), 4), hourly(a.ID, feb(2, 3), 8),
+		hourly(b.ID, feb(1, 7), 16))
+	if d := cmp.Diff([]tradewind.UsageRow{hourly(a.ID, feb(1, 5), 2), hourly(a.ID, feb(1, 23), 4)}, list(a.ID, feb(1, 1), feb(2, 3))); d != "" {
+		t.Errorf("UsageList of hours [1 01:00, 2 03:00) (-want +got):\n%s", d)
+	}
+	for _, want := range []int{2, 1, 0} {
+		n, err := s.UsageRollup(ctx, store.PruneParams{Before: feb(2, 0), Limit: 2})
+		if err != nil || n != want {
+			t.Fatalf("UsageRollup = %d, %v; want %d (limit 2, 3 hours to fold)", n, err, want)
+		}
+	}
+	if d := cmp.Diff([]tradewind.UsageRow{hourly(a.ID, feb(1, 0), 7), hourly(a.ID, feb(2, 3), 8)}, list(a.ID, feb(1, 0), feb(3, 0))); d != "" {
+		t.Errorf("partner a after UsageRollup (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]tradewind.UsageRow{hourly(b.ID, feb(1, 0), 16)}, list(b.ID, feb(1, 0), feb(3, 0))); d != "" {
+		t.Errorf("partner b after UsageRollup (-want +got):\n%s", d)
 	}
 
 	// Several servers add to the same counters at once: nothing is lost, nothing deadlocks.
@@ -251,22 +280,22 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 	// Usage counters of days before the cut-off go, in batches.
 	var rows []tradewind.UsageRow
 	for d := 1; d <= 5; d++ {
-		rows = append(rows, tradewind.UsageRow{PartnerID: a.ID, Mode: tradewind.ModeLive, Day: time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC),
+		rows = append(rows, tradewind.UsageRow{PartnerID: a.ID, Mode: tradewind.ModeLive, Hour: time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC),
 			Route: "GET /x", Status: 200, Count: 1})
 	}
 	if err := s.UsageAdd(ctx, rows); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 12, 0, 0, 0, time.UTC), Limit: 2})
+	n, err := s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC), Limit: 2})
 	if err != nil || n != 2 {
 		t.Fatalf("UsagePrune = %d, %v; want 2 (its limit)", n, err)
 	}
-	n, err = s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 12, 0, 0, 0, time.UTC), Limit: 2})
+	n, err = s.UsagePrune(ctx, store.PruneParams{Before: time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC), Limit: 2})
 	if err != nil || n != 1 {
 		t.Fatalf("second UsagePrune = %d, %v; want 1", n, err)
 	}
 	left, err := s.UsageList(ctx, a.ID, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
-	if err != nil || len(left) != 2 || left[0].Day.Day() != 4 {
+	if err != nil || len(left) != 2 || left[0].Hour.Day() != 4 {
 		t.Errorf("usage left after pruning = %+v, %v; want days 4 and 5", left, err)
 	}
 }

@@ -1,20 +1,21 @@
 -- +goose Up
--- Usage counters (docs/request-logs.md): requests per partner, mode, UTC day, route and
+-- Usage counters (docs/request-logs.md): requests per partner, mode, UTC hour, route and
 -- outcome, added to in batches by every server (count = count + n), apart from the
--- request log entries so that they are never dropped. day is 'YYYY-MM-DD'; route and
--- error_code are '' when none.
+-- request log entries so that they are never dropped. hour is 'YYYY-MM-DDTHH' (UTC);
+-- hours older than 48 h are rolled into their day's 'T00' row by the retention
+-- job. route and error_code are '' when none.
 CREATE TABLE usage_counters (
     partner_id INTEGER NOT NULL,
     mode       TEXT   NOT NULL,
-    day        TEXT   NOT NULL,
+    hour       TEXT   NOT NULL,
     route      TEXT   NOT NULL,
     status     INTEGER NOT NULL,
     error_code TEXT   NOT NULL,
     count      INTEGER NOT NULL,
-    PRIMARY KEY (partner_id, day, mode, route, status, error_code)
+    PRIMARY KEY (partner_id, hour, mode, route, status, error_code)
 );
--- The retention job deletes by day alone.
-CREATE INDEX usage_counters_day ON usage_counters (day);
+-- The retention job rolls up and deletes by hour alone.
+CREATE INDEX usage_counters_hour ON usage_counters (hour);
 
 -- The request log (docs/request-logs.md): one row per partner API request whose key
 -- resolved to a partner, written in batches off the request path and deleted after the
