@@ -157,13 +157,13 @@ func (q *queries) CreditRelease(ctx context.Context, partnerID, amount int64) er
 	return err
 }
 
-const keyColumns = `id, partner_id, prefix, hash, mode, scopes, products, expires_at, revoked_at, created_at`
+const keyColumns = `id, partner_id, prefix, hash, mode, scopes, products, expires_at, revoked_at, created_at, last_used_at`
 
 func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 	var k tradewind.APIKey
 	var scopes, products string
-	var expires, revoked sql.NullTime
-	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt); err != nil {
+	var expires, revoked, used sql.NullTime
+	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt, &used); err != nil {
 		return nil, err
 	}
 	var err error
@@ -173,7 +173,7 @@ func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 	if k.Products, err = decodeList[tradewind.ProductType]("api_keys.products", products); err != nil {
 		return nil, err
 	}
-	k.ExpiresAt, k.RevokedAt, k.CreatedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC()
+	k.ExpiresAt, k.RevokedAt, k.CreatedAt, k.LastUsedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC(), fromNull(used)
 	return &k, nil
 }
 
@@ -223,4 +223,22 @@ func (q *queries) KeyRevoke(ctx context.Context, id int64, at time.Time) error {
 		}
 	}
 	return nil
+}
+
+// KeyLastUsedSet writes one conditional statement per key: a batch holds at most one use
+// per key a server saw in its flush interval.
+func (q *queries) KeyLastUsedSet(ctx context.Context, uses []store.KeyUse) error {
+	for _, u := range uses {
+		if _, err := q.exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1
+			AND (last_used_at IS NULL OR last_used_at < $2)`, u.KeyID, ts(u.At)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *queries) AuthVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := q.db.QueryRowContext(ctx, `SELECT version FROM auth_version WHERE id = 1`).Scan(&v)
+	return v, q.interpret(err)
 }

@@ -18,6 +18,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 	cases := map[string]func(t *testing.T, s store.Store){
 		"Partners":            exercisePartners,
 		"Keys":                exerciseKeys,
+		"KeyLastUsed":         exerciseKeyLastUsed, // auth.go
+		"AuthVersion":         exerciseAuthVersion,
 		"Items":               exerciseItems,
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
