@@ -57,6 +57,9 @@ func sharedBrowser(t *testing.T) context.Context {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(cliSubprocess) == "1" { // the test binary run as the operator's CLI
+		os.Exit(cliMain())
+	}
 	code := m.Run()
 	if browser.cancel != nil {
 		browser.cancel()

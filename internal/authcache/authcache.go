@@ -40,6 +40,9 @@ const (
 type Cache struct {
 	store  store.Store
 	logger *slog.Logger
+	// MaxStale is how old the last successful poll may be for entries to be served
+	// (default MaxStale); set it before the cache is used.
+	MaxStale time.Duration
 
 	mu       sync.RWMutex
 	gen      uint64    // bumped by every drop: a lookup that started before it does not fill
@@ -57,13 +60,13 @@ func New(st store.Store, logger *slog.Logger) *Cache {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Cache{store: st, logger: logger, keys: map[string]*tradewind.APIKey{},
+	return &Cache{store: st, logger: logger, MaxStale: MaxStale, keys: map[string]*tradewind.APIKey{},
 		partners: map[int64]*tradewind.Partner{}, used: map[int64]time.Time{}}
 }
 
 // fresh reports whether entries may be served, and the generation a fill must match.
 func (c *Cache) fresh() (bool, uint64) {
-	return !c.polled.IsZero() && time.Since(c.polled) < MaxStale, c.gen
+	return !c.polled.IsZero() && time.Since(c.polled) < c.MaxStale, c.gen
 }
 
 // lookup serves m[k] from memory when fresh, else loads it and keeps it unless the cache
