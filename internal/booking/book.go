@@ -219,9 +219,10 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 
 	var created *tradewind.Booking
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
-		if _, err := tx.BookingGetByIdempotencyKey(ctx, c.Partner.ID, c.Key.Mode, idemKey); err == nil {
-			return errReplay
-		}
+		// No lookup of the key's booking here: its record, claimed below, is written with
+		// every booking, so a booking committed since the replay check above makes the
+		// claim conflict; one whose record the retention job deleted conflicts on the
+		// bookings' own unique key, and Book answers it as a replay all the same.
 		rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: idemKey, RequestHash: hash, CreatedAt: s.now()}
 		if err := tx.IdempotencyClaim(ctx, rec); err != nil {
 			if errors.Is(err, store.ErrConflict) {
@@ -257,12 +258,13 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.Status = st
 		}
 		if !c.Test() {
-			if ok, err := tx.InventoryClaim(ctx, pq.Claim); err != nil {
+			after, ok, err := tx.InventoryClaim(ctx, pq.Claim)
+			if err != nil {
 				return err
 			} else if !ok {
 				return invalidQuote("The item is no longer available for these dates and party.")
 			}
-			if from, to, err := soldOutDays(ctx, tx, pq.Claim); err != nil {
+			if from, to, err := spanOf(soldOutIn(after)); err != nil {
 				return err
 			} else if err := s.availabilityFlipped(ctx, tx, b.ProductType, pq.ItemID, from, to); err != nil {
 				return err

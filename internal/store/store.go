@@ -218,9 +218,11 @@ type Querier interface {
 	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids
 	// without inventory are absent from the map.
 	InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error)
-	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
-	// day with one conditional statement; false when any day lacks the room.
-	InventoryClaim(ctx context.Context, c Claim) (bool, error)
+	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, with one
+	// conditional statement; false when any day lacks the room. When it succeeds it
+	// returns the claim's rows as they stand after it, ordered by day, so that the caller
+	// learns what sold out without reading them again.
+	InventoryClaim(ctx context.Context, c Claim) ([]InventoryRow, bool, error)
 	// InventoryRelease gives back what a claim took.
 	InventoryRelease(ctx context.Context, c Claim) error
 
