@@ -61,8 +61,8 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each connection to ":memory:" is a database of its own, and a transaction needs
-	// the writer's one connection anyway: one connection, no read pool.
+	// One writer connection, for which writers queue in Go. A ":memory:" database has
+	// it alone: each connection to ":memory:" would be a database of its own.
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
