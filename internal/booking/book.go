@@ -270,10 +270,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
-			if err := s.drawCredit(ctx, tx, c.Partner.ID, pq.Total, pq.Currency); err != nil {
-				return err
-			}
-			b.CreditDrawn = pq.Total
+			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
 		}
 		if err := tx.BookingCreate(ctx, b); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
@@ -293,6 +290,14 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		}
 		if b.Status == tradewind.StatusConfirmed {
 			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
+				return err
+			}
+		}
+		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
+		// booking of the partner needs it: drawn last, the lock is held for one statement
+		// and the commit, not for the whole booking.
+		if !c.Test() {
+			if err := s.drawCredit(ctx, tx, c.Partner.ID, b.CreditDrawn, pq.Currency); err != nil {
 				return err
 			}
 		}

@@ -51,8 +51,9 @@ func (s *statements) count(f func()) []string {
 // BookStatementsPostgres is how many statements a live hotel booking sends to
 // PostgreSQL through the service (docs/performance.md, "The write path"): the replay
 // lookup, BEGIN, the idempotency claim, the item, its inventory, the claim (which
-// returns the days it sold out), the credit draw, the booking, the event with its
-// deliveries, COMMIT. It was 14 before the write path was reworked.
+// returns the days it sold out), the booking, the event with its deliveries, the credit
+// draw (last: it locks the partner's row until COMMIT), COMMIT. It was 13 before the
+// write path was reworked.
 const BookStatementsPostgres = 10
 
 // TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
