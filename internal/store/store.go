@@ -147,6 +147,9 @@ type Subscription struct {
 	// ("failing" when paused automatically).
 	PausedAt    time.Time
 	PauseReason string
+	// FailingSince is when the run of failed deliveries that paused it automatically
+	// began (zero otherwise).
+	FailingSince time.Time
 	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
 	// way); set by SubscriptionGet.
 	NextSecretFrom time.Time
@@ -155,7 +158,8 @@ type Subscription struct {
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
-	PortalQuerier // portal.go
+	PortalQuerier     // portal.go
+	RequestLogQuerier // reqlog.go
 
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error

@@ -62,6 +62,9 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"CreditLedger":         exerciseCreditLedger,
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
+		// Request logs and usage counters: reqlog.go.
+		"UsageCounters": exerciseUsageCounters,
+		"RequestLogs":   exerciseRequestLogs,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
