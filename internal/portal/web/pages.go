@@ -39,6 +39,7 @@ type creditPage struct {
 	Partner any
 	Entries []*store.LedgerEntry
 	Next    string
+	Usage   *usageView
 }
 
 func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
@@ -51,13 +52,20 @@ func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Me
 	if err != nil {
 		return err
 	}
-	page := creditPage{Partner: m.Partner, Entries: entries}
+	mode := portal.Mode(q.Get("mode"))
+	days, _ := strconv.Atoi(q.Get("days"))
+	days = portal.UsagePeriod(days)
+	usage, err := s.portal.Usage(r.Context(), m, mode, days)
+	if err != nil {
+		return err
+	}
+	page := creditPage{Partner: m.Partner, Entries: entries, Usage: newUsageView(usage, days)}
 	if len(entries) == portal.PageSize {
 		last := entries[len(entries)-1]
 		page.Next = url.Values{"at": {last.At.Format(time.RFC3339Nano)}, "booking": {strconv.FormatInt(last.BookingID, 10)},
 			"kind": {last.Kind}}.Encode()
 	}
-	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit", Member: m, Nav: "credit", Data: page})
+	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit and usage", Member: m, Nav: "credit", Mode: string(mode), Data: page})
 }
 
 func (s *Server) keyList(w http.ResponseWriter, r *http.Request, m *portal.Member) error {

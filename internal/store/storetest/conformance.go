@@ -62,6 +62,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Throttle":             exerciseThrottle,
 		"Audit":                exerciseAudit,
 		"CreditLedger":         exerciseCreditLedger,
+		"BookingDaily":         exerciseBookingDaily, // usage.go
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
 		// Request logs and usage counters: reqlog.go.
