@@ -268,15 +268,16 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
-			if err := s.drawCredit(ctx, tx, c.Partner.ID, pq.Total, pq.Currency); err != nil {
-				return err
-			}
 			b.CreditDrawn = pq.Total
 		}
 		if err := tx.BookingCreate(ctx, b); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
+			return err
+		}
+		// After BookingCreate, for the ledger's booking id; a refusal rolls it back.
+		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
 			return err
 		}
 		if err := c.scheduleScenario(ctx, tx, b, s.now()); err != nil {
@@ -334,23 +335,6 @@ func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (
 		return nil, nil, err
 	}
 	return pb, &lq.Quote, nil
-}
-
-// drawCredit draws amount from the live credit line or explains the refusal.
-func (s *Service) drawCredit(ctx context.Context, tx store.Querier, partnerID, amount int64, currency string) error {
-	ok, err := tx.CreditDraw(ctx, partnerID, amount)
-	if err != nil || ok {
-		return err
-	}
-	p, err := tx.PartnerGetByID(ctx, partnerID)
-	if err != nil {
-		return err
-	}
-	if p.Blocked {
-		return tradewind.Errorf(tradewind.ECodeCreditBlocked, "The account is on hold; bookings cannot draw credit. Contact the operator.")
-	}
-	return tradewind.Errorf(tradewind.ECodeInsufficientCredit, "The booking of %s exceeds the available credit of %s.",
-		money.Amount{Minor: amount, Currency: currency}, money.Amount{Minor: p.CreditAvailable(), Currency: p.Currency})
 }
 
 func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
@@ -477,10 +461,8 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 				return err
 			}
 		}
-		if b.CreditDrawn > 0 {
-			if err := tx.CreditRelease(ctx, b.PartnerID, b.CreditDrawn); err != nil {
-				return err
-			}
+		if err := s.moveCredit(ctx, tx, b, store.LedgerRelease); err != nil {
+			return err
 		}
 		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, e.reason, now
 		data := bookingEventData(b, now)

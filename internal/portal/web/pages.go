@@ -3,10 +3,9 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
-	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/store"
@@ -36,27 +35,18 @@ func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request, m *portal.
 }
 
 type creditPage struct {
-	Partner any
+	Partner *tradewind.Partner
 	Entries []*store.LedgerEntry
-	Next    string
+	Next    int64
 }
 
 func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
-	q := r.URL.Query()
-	var before store.LedgerCursor
-	if at, err := time.Parse(time.RFC3339Nano, q.Get("at")); err == nil {
-		before = store.LedgerCursor{At: at, BookingID: queryID(r, "booking"), Kind: q.Get("kind")}
-	}
-	entries, err := s.portal.Ledger(r.Context(), m, before)
+	entries, next, err := s.portal.Ledger(r.Context(), m, queryID(r, "before"))
 	if err != nil {
 		return err
 	}
-	page := creditPage{Partner: m.Partner, Entries: entries}
-	if len(entries) == portal.PageSize {
-		last := entries[len(entries)-1]
-		page.Next = url.Values{"at": {last.At.Format(time.RFC3339Nano)}, "booking": {strconv.FormatInt(last.BookingID, 10)},
-			"kind": {last.Kind}}.Encode()
-	}
+	page := creditPage{Partner: m.Partner, // loaded with the session on every request
+		Entries: entries, Next: next}
 	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit", Member: m, Nav: "credit", Data: page})
 }
 

@@ -51,15 +51,18 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"IdempotencyPrune":   exerciseIdempotencyPrune,
 		"SigningSecretPrune": exerciseSigningSecretPrune,
 		// The portal: portal.go.
-		"PartnerStatus":        exercisePartnerStatus,
-		"PortalUsers":          exercisePortalUsers,
-		"PortalSessions":       exercisePortalSessions,
-		"PortalInvitations":    exercisePortalInvitations,
-		"Throttle":             exerciseThrottle,
-		"Audit":                exerciseAudit,
-		"CreditLedger":         exerciseCreditLedger,
-		"PortalBookingFilters": exercisePortalBookingFilters,
-		"PortalEvents":         exercisePortalEvents,
+		"PartnerStatus":     exercisePartnerStatus,
+		"PortalUsers":       exercisePortalUsers,
+		"PortalSessions":    exercisePortalSessions,
+		"PortalInvitations": exercisePortalInvitations,
+		"Throttle":          exerciseThrottle,
+		"Audit":             exerciseAudit,
+		// The credit ledger and TOTP steps: ledger.go.
+		"CreditLedger":           exerciseCreditLedger,
+		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
+		"TOTPStep":               exerciseTOTPStep,
+		"PortalBookingFilters":   exercisePortalBookingFilters,
+		"PortalEvents":           exercisePortalEvents,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {
