@@ -17,15 +17,14 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// TestMigrationIdempotencyMode: migration 00009 scopes idempotency records to the mode.
-// Records made before it take the mode of the booking they created and an empty request
-// hash (it matches any request: the body they were made with is unknown), and the same
-// key becomes usable once in each mode.
-func TestMigrationIdempotencyMode(t *testing.T) {
-	for _, o := range []struct {
-		name string
-		open func(t *testing.T) *sqlstore.DB
-	}{
+// migrationDB is an empty database of one dialect, for tests that migrate it step by step.
+type migrationDB struct {
+	name string
+	open func(t *testing.T) *sqlstore.DB
+}
+
+func migrationDBs() []migrationDB {
+	return []migrationDB{
 		{"sqlite", func(t *testing.T) *sqlstore.DB {
 			db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_pragma=foreign_keys(1)")
 			if err != nil {
@@ -42,7 +41,15 @@ func TestMigrationIdempotencyMode(t *testing.T) {
 			t.Cleanup(func() { db.Close() })
 			return sqlstore.New(db, postgres.Dialect)
 		}},
-	} {
+	}
+}
+
+// TestMigrationIdempotencyMode: migration 00009 scopes idempotency records to the mode.
+// Records made before it take the mode of the booking they created and an empty request
+// hash (it matches any request: the body they were made with is unknown), and the same
+// key becomes usable once in each mode.
+func TestMigrationIdempotencyMode(t *testing.T) {
+	for _, o := range migrationDBs() {
 		t.Run(o.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := o.open(t)
