@@ -115,6 +115,12 @@ type BookingDetail struct {
 	Booking    *tradewind.Booking
 	Events     []*store.EventRow
 	Deliveries []*DeliveryDetail
+	// Readable parts (booking_detail.go).
+	Status     tradewind.BookingStatus // as shown now: completed once the service ended
+	Guest      booking.Guest
+	Facts      []BookingFact // what was booked, labelled, items by name
+	Travellers []booking.Traveller
+	Timeline   []TimelineEntry
 }
 
 // DeliveryDetail is a delivery with every attempt.
@@ -152,6 +158,7 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 		}
 		d.Deliveries = append(d.Deliveries, withAttempts...)
 	}
+	s.describe(ctx, d)
 	return d, nil
 }
 

@@ -44,10 +44,11 @@ func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.M
 		}
 	}
 	export.Set("mode", mode)
-	page.Export = export.Encode()
+	// Whole URLs: html/template would escape a query spliced after "?" ("=" to %3d).
+	page.Export = "/bookings/export.csv?" + export.Encode()
 	if next != 0 {
 		export.Set("before", strconv.FormatInt(next, 10))
-		page.NextQuery = export.Encode()
+		page.NextQuery = "/bookings?" + export.Encode()
 	}
 	v.Data = page
 	return s.render(w, r, http.StatusOK, "bookings", v)
@@ -57,8 +58,8 @@ type bookingPage struct {
 	Bookings  []*tradewind.Booking
 	Status    map[string]string // shown status by reference
 	Next      int64
-	NextQuery string
-	Export    string
+	NextQuery string // the next page's URL
+	Export    string // the CSV export's URL, with the page's filters and mode
 }
 
 func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
@@ -95,7 +96,6 @@ func csvCell(s string) string {
 
 type bookingDetailPage struct {
 	Detail      *portal.BookingDetail
-	Status      string
 	Cancellable bool
 }
 
@@ -104,9 +104,8 @@ func (s *Server) bookingShow(w http.ResponseWriter, r *http.Request, m *portal.M
 	if err != nil {
 		return err
 	}
-	st := d.Booking.EffectiveStatus(time.Now())
 	v := &view{Title: "Booking " + d.Booking.Reference, Member: m, Nav: "bookings",
-		Data: bookingDetailPage{Detail: d, Status: string(st), Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
+		Data: bookingDetailPage{Detail: d, Cancellable: d.Status != tradewind.StatusCancelled && d.Status != tradewind.StatusCompleted}}
 	if r.URL.Query().Get("cancelled") == "1" {
 		v.Notice = "The booking was cancelled."
 	}
