@@ -63,18 +63,19 @@ func ledgerFlow(t *testing.T, dsn, shots string) {
 		t.Fatal(r.err)
 	}
 	info, s := startServeJSON(t, dsn)
+	const partner = "blue-lagoon-travel-and-tours-of-portugal" // a long name, shown in the navigation
 	portalURL := info["portal_url"].(string)
-	if r := runTradewind(t, dsn, "", "partner", "create", "--name", "acme", "--credit-limit", "5000"); r.err != nil {
+	if r := runTradewind(t, dsn, "", "partner", "create", "--name", partner, "--credit-limit", "5000"); r.err != nil {
 		t.Fatal(r.err)
 	}
 	keys := map[string]string{}
 	for _, mode := range []string{"live", "test"} {
 		var k map[string]any
-		mustJSON(t, dsn, &k, "key", "issue", "--partner", "acme", "--mode", mode)
+		mustJSON(t, dsn, &k, "key", "issue", "--partner", partner, "--mode", mode)
 		keys[mode] = k["key"].(string)
 	}
 	var link map[string]any
-	mustJSON(t, dsn, &link, "portal", "user", "invite", "--partner", "acme", "--email", "ann@acme.example", "--role", "owner",
+	mustJSON(t, dsn, &link, "portal", "user", "invite", "--partner", partner, "--email", "ann@acme.example", "--role", "owner",
 		"--portal-url", portalURL)
 	owner := newTab(t, portalURL, shots)
 	owner.do(chromedp.Navigate(link["link"].(string)), chromedp.WaitReady(chromedp.CSS("main form")))
