@@ -102,7 +102,7 @@ func ledgerFlow(t *testing.T, dsn, shots string) {
 
 	// The booking's page: every part readable, no stored JSON.
 	owner.open("/bookings/" + ref)
-	owner.expect("Booking "+ref, "PO-77", "Lisbon highlights (#801)", "Fado dinner (#80111)", "Window seats",
+	owner.expect("Booking "+ref, "PO-77", "Lisbon highlights (#801)", "leaving "+apitest.Day(40)+" (#80102)", "Fado dinner (#80111)", "Window seats",
 		"Lovelace", "Turing", "GB", "Booked", "the API, live key", "Confirmed", "instant confirmation", "booking.confirmed")
 	for sel, want := range map[string]string{"#booking-reference": ref, "#booking-status": "confirmed", "#booking-total": amount,
 		"#guest-name": "Ada Lovelace"} {

@@ -54,6 +54,11 @@ type catalogEntry struct {
 	Rooms  []namedUnit `json:"rooms"`
 	Spaces []namedUnit `json:"spaces"`
 	Addons []namedUnit `json:"addons"`
+	// A fixed package's departures have a date, not a name.
+	Departures []struct {
+		ID   int64  `json:"id"`
+		Date string `json:"date"`
+	} `json:"departures"`
 }
 
 type namedUnit struct {
@@ -81,6 +86,9 @@ func (s *Service) describe(ctx context.Context, d *BookingDetail) {
 		_ = json.Unmarshal(it.Data, &item) // a catalog item that no longer reads shows ids
 	}
 	names := map[string][]namedUnit{"room_id": item.Rooms, "space_id": item.Spaces, "addon_ids": item.Addons}
+	for _, d := range item.Departures {
+		names["departure_id"] = append(names["departure_id"], namedUnit{ID: d.ID, Name: "leaving " + d.Date})
+	}
 	named := func(key string, raw json.RawMessage) string {
 		var ids []int64
 		if json.Unmarshal(raw, &ids) != nil {
