@@ -1,13 +1,20 @@
 package web_test
 
 import (
+	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/portal"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -49,6 +56,57 @@ func TestModeSwitch(t *testing.T) {
 		ledger := credit[strings.Index(credit, `id="ledger"`):]
 		if strings.Count(ledger, ">"+live+"<") != 2 || strings.Contains(ledger, test) || !strings.Contains(ledger, "release") || !strings.Contains(ledger, "draw") {
 			t.Fatalf("ledger:\n%s", ledger)
+		}
+	})
+}
+
+var olderEntries = regexp.MustCompile(`href="(/credit\?before=\d+)"`)
+
+// TestCreditLedgerPages: the Credit page lists the ledger newest first, a page at a
+// time, with a link to the older entries; another partner's entries never appear.
+func TestCreditLedgerPages(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		ctx := context.Background()
+		p, owner := e.newPartner(t, "acme")
+		other := e.api.NewPartner("globex", booking.PartnerParams{})
+		add := func(partnerID int64, ref string, i int) {
+			at := apitest.Start.Add(time.Duration(i) * time.Minute)
+			b := &tradewind.Booking{Reference: ref, PartnerID: partnerID, ProductType: "hotel", Status: tradewind.StatusConfirmed,
+				PricingMode: "net", TotalPrice: 100, CreditDrawn: 100, Currency: "EUR", ItemID: apitest.HotelLisbon,
+				StartDate: apitest.Day(3), EndDate: apitest.Day(4), Quote: []byte(`{}`), Guest: []byte(`{}`), Details: []byte(`{}`),
+				CreatedAt: at, UpdatedAt: at}
+			if err := e.api.Store.InTx(ctx, func(q store.Querier) error {
+				if err := q.BookingCreate(ctx, b); err != nil {
+					return err
+				}
+				if ok, err := q.CreditDraw(ctx, partnerID, 100); err != nil || !ok {
+					return fmt.Errorf("draw: %v %w", ok, err)
+				}
+				return q.CreditLedgerAdd(ctx, &store.LedgerEntry{PartnerID: partnerID, BookingID: b.ID, Reference: ref,
+					Kind: store.LedgerDraw, Amount: 100, Currency: "EUR", At: at})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := portal.PageSize + 3
+		for i := range n {
+			add(p.ID, fmt.Sprintf("HTL-PAGE%04d", i), i)
+		}
+		add(other.ID, "HTL-OTHER001", 0)
+		first := owner.get("/credit").body
+		if c := strings.Count(first, `<td>draw</td>`); c != portal.PageSize || !strings.Contains(first, fmt.Sprintf(">HTL-PAGE%04d<", n-1)) ||
+			strings.Contains(first, "HTL-OTHER001") {
+			t.Fatalf("first page: %d entries", c)
+		}
+		m := olderEntries.FindStringSubmatch(first)
+		if m == nil {
+			t.Fatal("no link to the older entries")
+		}
+		older := owner.get(m[1]).body
+		if c := strings.Count(older, `<td>draw</td>`); c != 3 || !strings.Contains(older, ">HTL-PAGE0000<") ||
+			!strings.Contains(older, "1.00 EUR") || olderEntries.MatchString(older) {
+			t.Fatalf("second page: %d entries\n%s", c, older)
 		}
 	})
 }
