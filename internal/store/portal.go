@@ -171,13 +171,15 @@ type PortalQuerier interface {
 	// AuditDeleteBefore deletes entries older than t (retention) and returns how many.
 	AuditDeleteBefore(ctx context.Context, t time.Time) (int64, error)
 
-	// CreditLedgerAdd records e, a draw or release of e.PartnerID's credit that the same
-	// transaction made, and sets e.ID and e.BalanceAfter: the partner's credit used as
-	// that transaction left it, read by the INSERT itself (the credit change holds the
-	// partner's row, so entries of one partner are numbered in the order they commit).
-	// ErrConflict when the booking already has an entry of e.Kind; ErrNotFound for an
-	// unknown partner.
-	CreditLedgerAdd(ctx context.Context, e *LedgerEntry) error
+	// CreditMove draws (e.Kind LedgerDraw: only if the partner is not blocked and the
+	// limit holds, as CreditDraw) or releases (LedgerRelease, as CreditRelease) e.Amount
+	// of e.PartnerID's credit and records e in the ledger with the credit used after the
+	// move: one statement on PostgreSQL (a writable CTE), two in the caller's transaction
+	// elsewhere; run it in InTx. The move holds the partner's row, so one partner's
+	// entries are numbered in the order they commit. It sets e.ID and e.BalanceAfter;
+	// false when a draw is refused (nothing written). ErrConflict when the booking has
+	// an entry of e.Kind already; ErrNotFound for a release of an unknown partner.
+	CreditMove(ctx context.Context, e *LedgerEntry) (bool, error)
 	// CreditLedgerList returns a page of the partner's ledger, newest first.
 	CreditLedgerList(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
 	// BookingCount counts the bookings matching f (its Limit and Before ignored).

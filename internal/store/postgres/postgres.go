@@ -37,6 +37,7 @@ var Dialect = sqlstore.Dialect{
 	},
 	CopyFrom:         copyFrom,
 	EventInsertOrder: "inserted",
+	WritableCTE:      true,
 }
 
 // copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the

@@ -95,10 +95,8 @@ func TestMigrationCreditLedger(t *testing.T) {
 			e := &store.LedgerEntry{PartnerID: acme.ID, BookingID: first.ID, Reference: first.Reference, Kind: store.LedgerRelease,
 				Amount: 1000, Currency: "EUR", At: t0.Add(time.Hour)}
 			if err := s.InTx(ctx, func(q store.Querier) error {
-				if err := q.CreditRelease(ctx, acme.ID, 1000); err != nil {
-					return err
-				}
-				return q.CreditLedgerAdd(ctx, e)
+				_, err := q.CreditMove(ctx, e)
+				return err
 			}); err != nil {
 				t.Fatal(err)
 			}

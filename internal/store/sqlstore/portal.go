@@ -287,12 +287,36 @@ func (q *queries) AuditDeleteBefore(ctx context.Context, t time.Time) (int64, er
 	return q.exec(ctx, `DELETE FROM portal_audit WHERE created_at < $1`, ts(t))
 }
 
-func (q *queries) CreditLedgerAdd(ctx context.Context, e *store.LedgerEntry) error {
-	err := q.db.QueryRowContext(ctx, `INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency,
-		balance_after, created_at) SELECT id, $2, $3, $4, $5, $6, credit_used, $7 FROM partners WHERE id = $1
-		RETURNING id, balance_after`, e.PartnerID, e.BookingID, e.Reference, e.Kind, e.Amount, e.Currency, ts(e.At)).
-		Scan(&e.ID, &e.BalanceAfter)
-	return q.interpret(err)
+func (q *queries) CreditMove(ctx context.Context, e *store.LedgerEntry) (bool, error) {
+	move := creditRelease
+	if e.Kind == store.LedgerDraw {
+		move = creditDraw
+	}
+	move += ` RETURNING id, credit_used`
+	const insert = `INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency, balance_after, created_at) `
+	args := []any{e.PartnerID, e.Amount, e.BookingID, e.Reference, e.Kind, e.Currency, ts(e.At)}
+	var err error
+	if q.d.WritableCTE {
+		// One round trip: no row when the move was refused.
+		err = q.db.QueryRowContext(ctx, `WITH moved AS (`+move+`) `+insert+
+			`SELECT id, $3, $4, $5, $2, $6, credit_used, $7 FROM moved RETURNING id, balance_after`, args...).Scan(&e.ID, &e.BalanceAfter)
+	} else {
+		var id int64
+		if err = q.db.QueryRowContext(ctx, move, e.PartnerID, e.Amount).Scan(&id, &e.BalanceAfter); err == nil {
+			err = q.db.QueryRowContext(ctx, insert+`VALUES ($1, $3, $4, $5, $2, $6, $8, $7) RETURNING id`,
+				append(args, e.BalanceAfter)...).Scan(&e.ID)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		if e.Kind == store.LedgerDraw {
+			return false, nil
+		}
+		return false, store.ErrNotFound
+	}
+	if err != nil {
+		return false, q.interpret(err)
+	}
+	return true, nil
 }
 
 func (q *queries) CreditLedgerList(ctx context.Context, lq store.LedgerQuery) ([]*store.LedgerEntry, error) {

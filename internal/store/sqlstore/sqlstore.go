@@ -49,6 +49,9 @@ type Dialect struct {
 	// order of columns) into table over the connection of the current transaction
 	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
 	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
+	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
+	// dependent writes into one statement, one round trip.
+	WritableCTE bool
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string

@@ -11,23 +11,14 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// moveCredit draws (or releases) b's credit and records the entry in one transaction, as
+// moveCredit draws (or releases) b's credit with its ledger entry in one transaction, as
 // booking.Service does; false when the draw was refused.
 func moveCredit(ctx context.Context, s store.Store, b *tradewind.Booking, kind string, at time.Time) (bool, error) {
-	moved := false
-	err := s.InTx(ctx, func(q store.Querier) error {
-		moved = false
-		if kind == store.LedgerDraw {
-			ok, err := q.CreditDraw(ctx, b.PartnerID, b.CreditDrawn)
-			if err != nil || !ok {
-				return err
-			}
-		} else if err := q.CreditRelease(ctx, b.PartnerID, b.CreditDrawn); err != nil {
-			return err
-		}
-		moved = true
-		return q.CreditLedgerAdd(ctx, &store.LedgerEntry{PartnerID: b.PartnerID, BookingID: b.ID, Reference: b.Reference,
+	var moved bool
+	err := s.InTx(ctx, func(q store.Querier) (err error) {
+		moved, err = q.CreditMove(ctx, &store.LedgerEntry{PartnerID: b.PartnerID, BookingID: b.ID, Reference: b.Reference,
 			Kind: kind, Amount: b.CreditDrawn, Currency: b.Currency, At: at})
+		return err
 	})
 	return moved && err == nil, err
 }
@@ -106,9 +97,27 @@ func exerciseCreditLedger(t *testing.T, s store.Store) {
 	if got, err := s.PartnerGetByID(ctx, p.ID); err != nil || got.CreditUsed != 500 {
 		t.Fatalf("credit used after a refused second release = %+v, %v; want 500", got, err)
 	}
-	if err := s.CreditLedgerAdd(ctx, &store.LedgerEntry{PartnerID: 9999, BookingID: a.ID, Reference: a.Reference, Kind: store.LedgerDraw,
-		Amount: 1, Currency: "EUR", At: now}); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("entry of an unknown partner: %v, want ErrNotFound", err)
+	// A refused draw (over the limit, or blocked) changes and records nothing.
+	big := mk(p, "HTL-LEDGER04", 9600)
+	if ok, err := moveCredit(ctx, s, big, store.LedgerDraw, now); err != nil || ok {
+		t.Fatalf("draw over the limit: %v, %v; want refused", ok, err)
+	}
+	p.Blocked = true
+	if err := s.PartnerUpdate(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := moveCredit(ctx, s, b, store.LedgerRelease, now); err != nil || !ok {
+		t.Fatalf("a blocked partner's release: %v, %v; want done", ok, err)
+	}
+	if ok, err := moveCredit(ctx, s, mk(p, "HTL-LEDGER05", 1), store.LedgerDraw, now); err != nil || ok {
+		t.Fatalf("a blocked partner's draw: %v, %v; want refused", ok, err)
+	}
+	if got, err := s.PartnerGetByID(ctx, p.ID); err != nil || got.CreditUsed != 0 || len(ledgerAll(t, s, p.ID, 10)) != 4 {
+		t.Fatalf("after refused draws: %+v, %v; want nothing used, four entries", got, err)
+	}
+	unknown := &tradewind.Booking{ID: a.ID, PartnerID: 9999, Reference: a.Reference, CreditDrawn: 1, Currency: "EUR"}
+	if ok, err := moveCredit(ctx, s, unknown, store.LedgerRelease, now); ok || !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("release of an unknown partner: %v, %v; want ErrNotFound", ok, err)
 	}
 }
 
