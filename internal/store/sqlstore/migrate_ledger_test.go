@@ -14,7 +14,7 @@ import (
 // nothing), in time order with the running balance, so that it adds up to each
 // partner's credit used; entries written afterwards follow on.
 func TestMigrationCreditLedger(t *testing.T) {
-	for _, o := range migrationDBs() {
+	for _, o := range unmigrated {
 		t.Run(o.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := o.open(t)

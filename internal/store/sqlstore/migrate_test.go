@@ -17,31 +17,27 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// migrationDB is an empty database of one dialect, for tests that migrate it step by step.
-type migrationDB struct {
+// unmigrated opens an empty database of each dialect, for tests that migrate it step by step.
+var unmigrated = []struct {
 	name string
 	open func(t *testing.T) *sqlstore.DB
-}
-
-func migrationDBs() []migrationDB {
-	return []migrationDB{
-		{"sqlite", func(t *testing.T) *sqlstore.DB {
-			db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_pragma=foreign_keys(1)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return sqlstore.New(db, sqlite.Dialect)
-		}},
-		{"postgres", func(t *testing.T) *sqlstore.DB {
-			db, err := sql.Open("pgx", storetest.PostgresDSN(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return sqlstore.New(db, postgres.Dialect)
-		}},
-	}
+}{
+	{"sqlite", func(t *testing.T) *sqlstore.DB {
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_pragma=foreign_keys(1)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return sqlstore.New(db, sqlite.Dialect)
+	}},
+	{"postgres", func(t *testing.T) *sqlstore.DB {
+		db, err := sql.Open("pgx", storetest.PostgresDSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return sqlstore.New(db, postgres.Dialect)
+	}},
 }
 
 // TestMigrationIdempotencyMode: migration 00009 scopes idempotency records to the mode.
@@ -49,7 +45,7 @@ func migrationDBs() []migrationDB {
 // hash (it matches any request: the body they were made with is unknown), and the same
 // key becomes usable once in each mode.
 func TestMigrationIdempotencyMode(t *testing.T) {
-	for _, o := range migrationDBs() {
+	for _, o := range unmigrated {
 		t.Run(o.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := o.open(t)
