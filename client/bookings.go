@@ -201,6 +201,10 @@ func WithPartnerReference(ref string) ListOption {
 	return func(q url.Values) { q.Set("partner_reference", ref) }
 }
 
+// Matching keeps bookings whose reference, partner reference or guest name contains text
+// (case-insensitive), as the portal's search box does.
+func Matching(text string) ListOption { return func(q url.Values) { q.Set("q", text) } }
+
 func setIf(q url.Values, k, v string) {
 	if v != "" {
 		q.Set(k, v)

@@ -31,6 +31,10 @@ func TestListBookingsFilters(t *testing.T) {
 		if got.Page.Total != 1 || got.Bookings[0].Reference != tb.Reference {
 			t.Errorf("filtered = %+v", got)
 		}
+		got = must(live.ListBookings(ctx, 0, 0, client.Matching("l-")))(t)
+		if got.Page.Total != 1 || got.Bookings[0].Reference != lb.Reference {
+			t.Errorf("matching = %+v", got)
+		}
 		var refs []string
 		for b, err := range live.AllBookings(ctx, client.ServiceBetween(apitest.Day(5), "")) {
 			if err != nil {

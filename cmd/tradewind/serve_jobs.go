@@ -6,6 +6,7 @@ import (
 
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/jobs"
+	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
@@ -34,13 +35,7 @@ func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *
 			_, err := svc.RunSandboxTimers(ctx)
 			return err
 		}},
-		jobs.Job{Name: "webhooks.pause_failing", Interval: failingWebhookInterval, Run: func(ctx context.Context) error {
-			paused, err := svc.PauseFailingSubscriptions(ctx)
-			if srv.metrics != nil && len(paused) > 0 {
-				srv.metrics.SubscriptionsAutoPaused(len(paused))
-			}
-			return err
-		}},
+		pauseFailingJob(svc, srv.metrics),
 	)
 	for _, j := range list {
 		if err := r.Register(j); err != nil {
@@ -55,4 +50,17 @@ func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *
 	})
 	srv.shutdown = append(srv.shutdown, func() { <-stopped }) // before the database closes
 	return nil
+}
+
+// pauseFailingJob pauses every subscription whose deliveries all failed for 3 days (each
+// pause with its audit entry, booking.PauseFailingSubscriptions) and counts them in rec
+// (nil: no metrics), the tradewind_webhook_subscriptions_auto_paused_total counter.
+func pauseFailingJob(svc *booking.Service, rec *metrics.Recorder) jobs.Job {
+	return jobs.Job{Name: "webhooks.pause_failing", Interval: failingWebhookInterval, Run: func(ctx context.Context) error {
+		paused, err := svc.PauseFailingSubscriptions(ctx)
+		if rec != nil && len(paused) > 0 {
+			rec.SubscriptionsAutoPaused(len(paused))
+		}
+		return err
+	}}
 }

@@ -143,7 +143,7 @@ func (c *webhookPauseCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	if err := svc.PauseSubscription(e.ctx, 0, c.ID, booking.PauseReasonOperator); err != nil {
+	if err := svc.PauseSubscription(e.ctx, 0, c.ID, booking.PauseReasonOperator, booking.ActorOperator); err != nil {
 		return err
 	}
 	return e.print(map[string]any{"id": c.ID, "paused": true}, func(w io.Writer) {
@@ -161,7 +161,7 @@ func (c *webhookResumeCmd) Run(e *env) error {
 		return err
 	}
 	defer st.Close()
-	n, err := svc.ResumeSubscription(e.ctx, 0, c.ID)
+	n, err := svc.ResumeSubscription(e.ctx, 0, c.ID, booking.ActorOperator)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,14 @@ type BookingFilter struct {
 	// (first day to last day, the check-out day for stays) overlaps them; "" is open.
 	ServiceFrom, ServiceTo string
 	PartnerReference       string // exact match
+	// Search keeps bookings whose reference, partner reference or guest name contains it
+	// (case-insensitive); "" keeps all.
+	Search string
 }
 
 // Booking filter query parameters, in the order errors are reported.
 var bookingFilterParams = []string{"status", "product_type", "mode", "created_from", "created_to",
-	"service_from", "service_to", "partner_reference"}
+	"service_from", "service_to", "partner_reference", "q"}
 
 var filterStatuses = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradewind.StatusPending, tradewind.StatusOnRequest,
 	tradewind.StatusCancelled, tradewind.StatusCompleted}
@@ -37,7 +40,8 @@ var filterStatuses = []tradewind.BookingStatus{tradewind.StatusConfirmed, tradew
 // ParseBookingFilter reads the filter query parameters: status, product_type, mode (test
 // or live), created_from / created_to (a date, whose whole day is included, or an RFC 3339
 // date-time: from inclusive, to exclusive), service_from / service_to (dates, inclusive)
-// and partner_reference. Every bad one is listed in one 400 bad_request; a parameter
+// partner_reference and q (part of the reference, partner reference or guest name). Every
+// bad one is listed in one 400 bad_request; a parameter
 // given twice is refused rather than guessed at.
 func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	var f BookingFilter
@@ -101,6 +105,12 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 		}
 		f.PartnerReference = v
 	}
+	if v := strings.TrimSpace(get("q")); v != "" {
+		if len([]rune(v)) > 100 {
+			p.add("q: at most 100 characters")
+		}
+		f.Search = v
+	}
 	return f, p.err()
 }
 
@@ -146,13 +156,43 @@ func parseInstant(v string) (t time.Time, isDate, ok bool) {
 func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingFilter {
 	sf := store.BookingFilter{PartnerID: partnerID, ProductType: f.ProductType,
 		CreatedFrom: f.CreatedFrom, CreatedBefore: f.CreatedBefore, ServiceFrom: f.ServiceFrom, ServiceTo: f.ServiceTo,
-		PartnerReference: f.PartnerReference}
+		PartnerReference: f.PartnerReference, Search: f.Search}
 	statusFilter(&sf, string(f.Status), today)
 	if f.Mode != "" {
 		test := f.Mode == tradewind.ModeTest
 		sf.Test = &test
 	}
 	return sf
+}
+
+// statusFilter selects a shown status: completed is a confirmed booking whose service
+// ended before today, confirmed one that has not.
+func statusFilter(f *store.BookingFilter, status, today string) {
+	f.Status = tradewind.BookingStatus(status)
+	switch f.Status {
+	case tradewind.StatusCompleted:
+		f.Status, f.EndBefore = tradewind.StatusConfirmed, today
+	case tradewind.StatusConfirmed:
+		f.EndFrom = today
+	}
+}
+
+// FindBookingsBefore returns up to limit of the partner's bookings matching f whose ids
+// are below beforeID (0: from the newest), newest first: keyset paging, which stays fast
+// however far a list is paged (the portal's Bookings page and its CSV export). next is
+// the cursor of the following page, 0 on the last one.
+func (s *Service) FindBookingsBefore(ctx context.Context, partnerID int64, f BookingFilter, beforeID int64, limit int) (
+	list []*tradewind.Booking, next int64, err error) {
+	sf := f.storeFilter(partnerID, s.today())
+	sf.BeforeID, sf.Limit = max(beforeID, 0), limit+1 // one more tells whether a next page exists
+	if list, _, err = s.Store.BookingList(ctx, sf); err != nil {
+		return nil, 0, err
+	}
+	if len(list) > limit {
+		list = list[:limit]
+		next = list[limit-1].ID
+	}
+	return list, next, nil
 }
 
 // FindBookings returns a page of the partner's bookings matching f, newest first, and

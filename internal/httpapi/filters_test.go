@@ -64,6 +64,9 @@ func TestBookingFilters(t *testing.T) {
 			{"service_from=" + apitest.Day(11) + "&service_to=" + apitest.Day(19), nil},
 			{"partner_reference=PO-1", []string{hotel}},
 			{"partner_reference=PO-2", nil},
+			{"q=po-", []string{hotel}},
+			{"q=" + strings.ToLower(rental[4:]), []string{rental}},
+			{"q=nobody", nil},
 			{"mode=live&product_type=hotel&status=confirmed&partner_reference=PO-1", []string{hotel}},
 			{"mode=test&status=confirmed&per_page=1&page=1", []string{activity}},
 		}
@@ -88,8 +91,8 @@ func TestBookingFilters(t *testing.T) {
 
 		// Every bad filter is listed at once.
 		bad := env.Get(p.LiveKey, "/bookings?status=done&product_type=boat&mode=prod&created_from=yesterday&created_to=2027-13-01"+
-			"&service_from=2027-01-04T00:00:00Z&service_to=x&page=0&partner_reference="+strings.Repeat("r", 65)).Expect(t, 400, "bad_request")
-		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference")
+			"&service_from=2027-01-04T00:00:00Z&service_to=x&page=0&partner_reference="+strings.Repeat("r", 65)+"&q="+strings.Repeat("q", 101)).Expect(t, 400, "bad_request")
+		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference", "q")
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-05&created_to=2027-01-04&service_from=2027-01-09&service_to=2027-01-08&mode=test&mode=live").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "created_to: must be after created_from", "service_to: must not be before service_from", "mode: given 2 times")
 	})

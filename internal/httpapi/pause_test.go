@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,37 +12,6 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
-
-// attemptAll claims every due delivery at the clock's time and records one attempt
-// each, answered by the subscription's receiver: ok[subscriptionID] tells whether it
-// acknowledged. A failure is retried an hour later, or fails for good when final.
-func attemptAll(t *testing.T, env *apitest.Env, ok map[int64]bool, final bool) map[int64]int {
-	t.Helper()
-	ctx := context.Background()
-	now := env.Clock.Now()
-	claimed, err := env.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: now, Lease: time.Minute, Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := map[int64]int{}
-	for _, d := range claimed {
-		per[d.SubscriptionID]++
-		p := store.DeliveryAttemptParams{DeliveryID: d.ID, ClaimToken: d.ClaimToken, At: now, StatusCode: 200, Status: store.DeliverySucceeded}
-		if !ok[d.SubscriptionID] {
-			p.StatusCode, p.Error, p.Status, p.NextAttemptAt = 500, "HTTP 500", store.DeliveryPending, now.Add(time.Hour)
-			if final {
-				p.Status = store.DeliveryFailed
-			}
-		}
-		if err := env.Store.InTx(ctx, func(q store.Querier) error {
-			_, err := q.DeliveryRecordAttempt(ctx, p)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return per
-}
 
 func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
@@ -63,23 +33,37 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 
 		// Day 0: the first delivery to the dead endpoint fails, the other succeeds.
 		book(0)
-		attemptAll(t, env, receivers, false)
+		env.AttemptAll(t, receivers, false)
 		// Two days later, retries and a new event still fail: not 3 days yet.
 		env.Clock.Advance(48 * time.Hour)
 		book(1)
-		attemptAll(t, env, receivers, true) // the first one's retries are spent: failed
+		env.AttemptAll(t, receivers, true) // the first one's retries are spent: failed
 		if got := pause(); len(got) != 0 {
 			t.Fatalf("paused after 2 days: %+v", got)
 		}
 		// Three days after the first failure, with no success since: paused, once.
 		env.Clock.Advance(24*time.Hour + time.Minute)
-		attemptAll(t, env, receivers, true)
+		env.AttemptAll(t, receivers, true)
 		got := pause()
 		if len(got) != 1 || got[0].ID != dead.ID || !got[0].FailingSince.Equal(apitest.Start) {
 			t.Fatalf("paused = %+v, want %d failing since %s", got, dead.ID, apitest.Start)
 		}
 		if again := pause(); len(again) != 0 {
 			t.Errorf("paused twice: %+v", again)
+		}
+		// The partner's portal audit log holds the automatic pause, once, by Tradewind.
+		audit := func(want int) []*store.AuditEntry {
+			t.Helper()
+			entries, err := env.Store.AuditList(ctx, p.ID, 0, 100)
+			if err != nil || len(entries) != want {
+				t.Fatalf("audit log = %d entries, %v; want %d", len(entries), err, want)
+			}
+			return entries
+		}
+		if e := audit(1)[0]; e.Actor != "system" || e.Action != "webhook.paused" || !e.CreatedAt.Equal(env.Clock.Now()) ||
+			!strings.Contains(e.Detail, fmt.Sprintf("subscription %d paused automatically", dead.ID)) ||
+			!strings.Contains(e.Detail, apitest.Start.Format(time.RFC3339)) {
+			t.Errorf("audit entry of the automatic pause = %+v", e)
 		}
 		// The partner sees the pause in GET /webhooks.
 		var subs []booking.SubscriptionView
@@ -94,18 +78,21 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 
 		// While paused, new events wait for it; the live one keeps receiving.
 		book(2)
-		if per := attemptAll(t, env, receivers, false); per[dead.ID] != 0 || per[alive.ID] != 1 {
+		if per := env.AttemptAll(t, receivers, false); per[dead.ID] != 0 || per[alive.ID] != 1 {
 			t.Errorf("while paused: attempts %v", per)
 		}
 
 		// Resuming sends what waited and redelivers the two events that failed.
-		n, err := env.Service.ResumeSubscription(ctx, p.ID, dead.ID)
+		n, err := env.Service.ResumeSubscription(ctx, p.ID, dead.ID, booking.ActorOperator)
 		if err != nil || n != 3 {
 			t.Fatalf("resume = %d, %v; want 3 deliveries due", n, err)
 		}
 		receivers[dead.ID] = true
-		if per := attemptAll(t, env, receivers, false); per[dead.ID] != 3 {
+		if per := env.AttemptAll(t, receivers, false); per[dead.ID] != 3 {
 			t.Errorf("after resume: attempts %v", per)
+		}
+		if e := audit(2)[0]; e.Actor != "operator" || e.Action != "webhook.resumed" || !strings.Contains(e.Detail, "3 delivery(ies) due") {
+			t.Errorf("audit entry of the resume = %+v", e)
 		}
 		// Resumed and healthy: not paused again, even days later.
 		env.Clock.Advance(4 * 24 * time.Hour)
@@ -114,24 +101,29 @@ func TestFailingSubscriptionPausedAndResumed(t *testing.T) {
 		}
 
 		// Pause and resume by hand follow the same rules; other partners get 404.
-		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator); err != nil {
+		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator, booking.ActorOperator); err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator); err == nil {
+		if err := env.Service.PauseSubscription(ctx, 0, alive.ID, booking.PauseReasonOperator, booking.ActorOperator); err == nil {
 			t.Error("paused twice")
 		}
 		other := env.NewPartner("globex", booking.PartnerParams{})
-		if _, err := env.Service.ResumeSubscription(ctx, other.ID, alive.ID); err == nil {
+		if _, err := env.Service.ResumeSubscription(ctx, other.ID, alive.ID, booking.ActorOperator); err == nil {
 			t.Error("another partner resumed the subscription")
 		}
-		if n, err := env.Service.ResumeSubscription(ctx, 0, alive.ID); err != nil || n != 0 {
+		if n, err := env.Service.ResumeSubscription(ctx, 0, alive.ID, booking.ActorOperator); err != nil || n != 0 {
 			t.Errorf("resume = %d, %v", n, err)
 		}
-		if _, err := env.Service.ResumeSubscription(ctx, 0, alive.ID); err == nil {
+		if _, err := env.Service.ResumeSubscription(ctx, 0, alive.ID, booking.ActorOperator); err == nil {
 			t.Error("resumed a subscription that is not paused")
 		}
+		// One entry for each pause and resume that happened, none for the refused ones.
+		if e := audit(4); e[1].Action != "webhook.paused" || e[1].Actor != "operator" || !strings.Contains(e[1].Detail, "paused by the operator") ||
+			e[0].Action != "webhook.resumed" {
+			t.Errorf("audit entries of the manual pause and resume = %+v, %+v", e[1], e[0])
+		}
 		deleteWebhook(env, p.TestKey, dead.ID).Expect(t, 200, "")
-		if err := env.Service.PauseSubscription(ctx, 0, dead.ID, booking.PauseReasonOperator); err == nil {
+		if err := env.Service.PauseSubscription(ctx, 0, dead.ID, booking.PauseReasonOperator, booking.ActorOperator); err == nil {
 			t.Error("paused a deleted subscription")
 		}
 	})

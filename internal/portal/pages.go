@@ -72,40 +72,19 @@ func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) 
 	return o, nil
 }
 
-// Bookings returns a page of the member's bookings matching q (keyset paging: next is
-// the cursor of the following page, 0 on the last one).
-func (s *Service) Bookings(ctx context.Context, m *Member, q booking.BookingQuery) (list []*tradewind.Booking, next int64, err error) {
-	if q.Limit <= 0 || q.Limit > PageSize {
-		q.Limit = PageSize
-	}
-	want := q.Limit
-	q.Limit++ // one more tells whether a next page exists
-	f, err := s.booking.Filter(m.Partner.ID, q)
-	if err != nil {
-		return nil, 0, err
-	}
-	list, _, err = s.store.BookingList(ctx, f)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(list) > want {
-		list = list[:want]
-		next = list[want-1].ID
-	}
-	return list, next, nil
+// Bookings returns a page of the member's bookings matching f (booking.ParseBookingFilter,
+// as GET /bookings) with ids below beforeID: keyset paging, next is the cursor of the
+// following page, 0 on the last one.
+func (s *Service) Bookings(ctx context.Context, m *Member, f booking.BookingFilter, beforeID int64) (list []*tradewind.Booking, next int64, err error) {
+	return s.booking.FindBookingsBefore(ctx, m.Partner.ID, f, beforeID, PageSize)
 }
 
 // ExportLimit bounds a CSV export.
 const ExportLimit = 10000
 
-// ExportBookings returns up to ExportLimit of the member's bookings matching q.
-func (s *Service) ExportBookings(ctx context.Context, m *Member, q booking.BookingQuery) ([]*tradewind.Booking, error) {
-	q.Limit, q.BeforeID = ExportLimit, 0
-	f, err := s.booking.Filter(m.Partner.ID, q)
-	if err != nil {
-		return nil, err
-	}
-	list, _, err := s.store.BookingList(ctx, f)
+// ExportBookings returns up to ExportLimit of the member's bookings matching f.
+func (s *Service) ExportBookings(ctx context.Context, m *Member, f booking.BookingFilter) ([]*tradewind.Booking, error) {
+	list, _, err := s.booking.FindBookingsBefore(ctx, m.Partner.ID, f, 0, ExportLimit)
 	return list, err
 }
 
@@ -242,6 +221,19 @@ func (s *Service) DeleteSubscription(ctx context.Context, m *Member, id int64, a
 	return nil
 }
 
+// PauseSubscription pauses the partner's subscription (reason "partner") with the API's
+// and the CLI's rules; the partner's audit log records it. 404 for another partner's.
+func (s *Service) PauseSubscription(ctx context.Context, m *Member, id int64, addr string) error {
+	return s.booking.PauseSubscription(ctx, m.Partner.ID, id, booking.PauseReasonPartner, booking.Actor{Name: m.User.Email, Addr: addr})
+}
+
+// ResumeSubscription resumes the partner's paused subscription as the CLI does: what
+// waited is due, what failed meanwhile is redelivered. It returns how many deliveries
+// are due; the audit log records it. 404 for another partner's.
+func (s *Service) ResumeSubscription(ctx context.Context, m *Member, id int64, addr string) (int, error) {
+	return s.booking.ResumeSubscription(ctx, m.Partner.ID, id, booking.Actor{Name: m.User.Email, Addr: addr})
+}
+
 // SubscriptionDeliveries is a subscription's page: it and a page of its deliveries.
 type SubscriptionDeliveries struct {
 	Subscription *store.Subscription
@@ -249,14 +241,16 @@ type SubscriptionDeliveries struct {
 	Next         int64 // cursor of the next page, 0 on the last
 }
 
-// Deliveries returns the partner's subscription with a page of its deliveries older
-// than beforeID (0: newest). 404 for another partner's subscription.
-func (s *Service) Deliveries(ctx context.Context, m *Member, subID, beforeID int64) (*SubscriptionDeliveries, error) {
+// Deliveries returns the partner's subscription with a page of its deliveries of mode
+// (those of test bookings and sample events, or the others) older than beforeID (0:
+// newest). 404 for another partner's subscription.
+func (s *Service) Deliveries(ctx context.Context, m *Member, subID int64, mode tradewind.Mode, beforeID int64) (*SubscriptionDeliveries, error) {
 	sub, err := s.store.SubscriptionGet(ctx, m.Partner.ID, subID)
 	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")
 	}
-	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID,
+	test := mode == tradewind.ModeTest
+	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID, Test: &test,
 		BeforeID: beforeID, Limit: PageSize + 1})
 	if err != nil {
 		return nil, err

@@ -141,6 +141,9 @@ type Subscription struct {
 	// ("failing" when paused automatically).
 	PausedAt    time.Time
 	PauseReason string
+	// FailingSince is when the run of failed deliveries that paused it automatically
+	// began (zero otherwise).
+	FailingSince time.Time
 	// NextSecretFrom is when a rolled secret takes over alone (zero: no roll under
 	// way); set by SubscriptionGet.
 	NextSecretFrom time.Time

@@ -79,6 +79,9 @@ type DeliveryFilter struct {
 	SubscriptionID int64
 	BeforeID       int64 // keyset paging: only deliveries with a smaller id
 	Limit          int   // 0: no limit
+	// Test: only deliveries of test events (sample events and test bookings' events)
+	// when true, only the others when false; nil: both.
+	Test *bool
 }
 
 // Delivery is one event's delivery to one subscription.

@@ -225,16 +225,21 @@ func TestPagesShowThePartnersData(t *testing.T) {
 		owner.post("/webhooks", url.Values{"url": {"https://hooks.example/t"}, "event_types": {"booking.confirmed"}})
 		subs, _ := e.api.Store.SubscriptionList(context.Background(), a.ID)
 		path := fmt.Sprintf("/webhooks/%d", subs[0].ID)
-		if res := owner.post(path+"/test", url.Values{"event_type": {"availability.changed"}}); res.status != http.StatusSeeOther {
-			t.Fatalf("test event: %d %s", res.status, res.body)
+		res := owner.post(path+"/test", url.Values{"event_type": {"availability.changed"}})
+		if res.status != http.StatusSeeOther || res.header.Get("Location") != path+"?mode=test&tested=1" {
+			t.Fatalf("test event: %d %s", res.status, res.header.Get("Location"))
 		}
-		if body := owner.get(path).body; !strings.Contains(body, "availability.changed") || !strings.Contains(body, "pending") {
+		// A sample event is test data: listed with the test deliveries, not the live ones.
+		if body := owner.get(path + "?mode=test").body; !strings.Contains(body, "availability.changed") || !strings.Contains(body, "pending") {
 			t.Errorf("the test event's delivery is not listed:\n%s", body)
+		}
+		if body := owner.get(path).body; strings.Contains(body, `class="delivery"`) {
+			t.Errorf("the test event's delivery is listed with the live ones:\n%s", body)
 		}
 		if res := owner.post(path+"/test", url.Values{"event_type": {"nope"}}); res.status != http.StatusUnprocessableEntity {
 			t.Errorf("unknown test event type: %d", res.status)
 		}
-		res := owner.post(path+"/roll", nil)
+		res = owner.post(path+"/roll", nil)
 		if res.status != http.StatusOK || !strings.Contains(res.body, `id="new-secret">whsec_`) || !strings.Contains(res.body, "X-Partner-Signature-Next") {
 			t.Errorf("roll: %d", res.status)
 		}

@@ -35,6 +35,12 @@ func TestRoleMatrix(t *testing.T) {
 			{"create a webhook", portal.ActDevelop, http.StatusCreated, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
 				return c.post("/webhooks", url.Values{"url": {"https://hooks.example/" + p.Name}, "event_types": {"booking.confirmed"}})
 			}},
+			{"pause a webhook", portal.ActDevelop, http.StatusSeeOther, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
+				return c.post(fmt.Sprintf("/webhooks/%d/pause", e.subscribe(t, p, false)), nil)
+			}},
+			{"resume a webhook", portal.ActDevelop, http.StatusSeeOther, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
+				return c.post(fmt.Sprintf("/webhooks/%d/resume", e.subscribe(t, p, true)), nil)
+			}},
 			{"export bookings", portal.ActCancel, http.StatusOK, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
 				return c.get("/bookings/export.csv")
 			}},
@@ -142,13 +148,14 @@ func TestOtherPartnersIDs(t *testing.T) {
 			t.Fatalf("create webhook: %d", res.status)
 		}
 		subs, _ := e.api.Store.SubscriptionList(ctx, a.ID)
+		paused := e.subscribe(t, a, true)
 		aUser := mustUser(t, e, "owner@acme.example")
 		sessions, _ := e.api.Store.PortalSessionList(ctx, aUser.ID)
 		if aOwner.post("/bookings/"+ref+"/cancel", nil).status != http.StatusSeeOther {
 			t.Fatal("the owner could not cancel its own booking")
 		}
 		events, _ := e.api.Store.EventListByBooking(ctx, a.ID, ref)
-		if len(subs) != 1 || len(sessions) == 0 || len(events) == 0 {
+		if len(subs) != 1 || subs[0].ID == paused || len(sessions) == 0 || len(events) == 0 {
 			t.Fatalf("setup: %d subscriptions, %d sessions, %d events", len(subs), len(sessions), len(events))
 		}
 		for _, c := range []struct {
@@ -162,6 +169,8 @@ func TestOtherPartnersIDs(t *testing.T) {
 			{"POST", fmt.Sprintf("/webhooks/%d/delete", subs[0].ID), nil},
 			{"POST", fmt.Sprintf("/webhooks/%d/test", subs[0].ID), url.Values{"event_type": {"booking.confirmed"}}},
 			{"POST", fmt.Sprintf("/webhooks/%d/roll", subs[0].ID), nil},
+			{"POST", fmt.Sprintf("/webhooks/%d/pause", subs[0].ID), nil},
+			{"POST", fmt.Sprintf("/webhooks/%d/resume", paused), nil},
 			{"POST", "/events/" + events[0].ID + "/redeliver", nil},
 			{"POST", fmt.Sprintf("/team/%d/role", aUser.ID), url.Values{"role": {"viewer"}}},
 			{"POST", fmt.Sprintf("/team/%d/remove", aUser.ID), nil},
@@ -178,8 +187,11 @@ func TestOtherPartnersIDs(t *testing.T) {
 				t.Errorf("%s %s as another partner: %d, want 404", c.method, c.path, res.status)
 			}
 		}
-		if _, err := e.api.Store.SubscriptionGet(ctx, a.ID, subs[0].ID); err != nil {
-			t.Errorf("the subscription is gone: %v", err)
+		if sub, err := e.api.Store.SubscriptionGet(ctx, a.ID, subs[0].ID); err != nil || !sub.PausedAt.IsZero() {
+			t.Errorf("the subscription is gone or paused: %+v, %v", sub, err)
+		}
+		if sub, err := e.api.Store.SubscriptionGet(ctx, a.ID, paused); err != nil || sub.PausedAt.IsZero() {
+			t.Errorf("another partner resumed the subscription: %+v, %v", sub, err)
 		}
 		if u := mustUser(t, e, "owner@acme.example"); u.Role != portal.RoleOwner {
 			t.Errorf("another partner changed the owner's role to %s", u.Role)

@@ -14,20 +14,29 @@ import (
 	"github.com/tradewind/tradewind/internal/portal"
 )
 
-// bookingQuery reads the Bookings page's filters from its URL (the page's permanent
-// address keeps them).
-func bookingQuery(q url.Values) booking.BookingQuery {
-	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
-	return booking.BookingQuery{Mode: string(portal.Mode(q.Get("mode"))), Status: q.Get("status"), Product: q.Get("product"),
-		Search: q.Get("q"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to"),
-		ServiceFrom: q.Get("service_from"), ServiceTo: q.Get("service_to"), BeforeID: before}
+// bookingFilter reads the Bookings page's filters from its URL (the page's permanent
+// address keeps them) with the parser of GET /bookings, so that the same query selects
+// the same bookings in both. Only the mode differs: the page always shows one side of
+// the test/live switch, live unless test.
+func bookingFilter(q url.Values) (booking.BookingFilter, error) {
+	q2 := url.Values{}
+	for k, vs := range q {
+		q2[k] = vs
+	}
+	q2.Set("mode", string(portal.Mode(q.Get("mode"))))
+	return booking.ParseBookingFilter(q2)
 }
 
 func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
 	q := r.URL.Query()
 	mode := string(portal.Mode(q.Get("mode")))
 	v := &view{Title: "Bookings", Member: m, Nav: "bookings", Mode: mode}
-	list, next, err := s.portal.Bookings(r.Context(), m, bookingQuery(q))
+	f, err := bookingFilter(q)
+	var list []*tradewind.Booking
+	var next int64
+	if err == nil {
+		list, next, err = s.portal.Bookings(r.Context(), m, f, queryID(r, "before"))
+	}
 	if err != nil {
 		v.Data = bookingPage{}
 		return s.formError(w, r, "bookings", v, err)
@@ -63,7 +72,11 @@ type bookingPage struct {
 }
 
 func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
-	list, err := s.portal.ExportBookings(r.Context(), m, bookingQuery(r.URL.Query()))
+	f, err := bookingFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	list, err := s.portal.ExportBookings(r.Context(), m, f)
 	if err != nil {
 		return err
 	}

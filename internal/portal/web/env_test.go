@@ -64,11 +64,17 @@ func (e *env) member(t *testing.T, partner, email, role string) (*client, int64)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e.signin(t, email), m.User.ID
+}
+
+// signin returns a new signed-in client of the user.
+func (e *env) signin(t *testing.T, email string) *client {
+	t.Helper()
 	c := e.client(t)
 	if res := c.post("/signin", url.Values{"email": {email}, "password": {password}}); res.status != http.StatusSeeOther {
 		t.Fatalf("sign in as %s: %d %s", email, res.status, res.body)
 	}
-	return c, m.User.ID
+	return c
 }
 
 type result struct {
@@ -103,11 +109,18 @@ func (c *client) post(path string, form url.Values) result {
 	return c.do(req)
 }
 
-// bookHotel books the small room through the API with key and returns its reference.
+// bookHotel books the small room for the night of day 3 through the API with key and
+// returns its reference.
 func (e *env) bookHotel(t *testing.T, key, idem string) string {
 	t.Helper()
+	return e.bookHotelOn(t, key, idem, 3, 4)
+}
+
+// bookHotelOn books the small room from day in to day out.
+func (e *env) bookHotelOn(t *testing.T, key, idem string, in, out int) string {
+	t.Helper()
 	body := fmt.Sprintf(`{"product_type":"hotel","hotel_id":%d,"room_id":%d,"check_in":%q,"check_out":%q,"rooms":1,"adults":1,"guest":{"name":"Ada Lovelace"}}`,
-		apitest.HotelLisbon, apitest.RoomSmall, apitest.Day(3), apitest.Day(4))
+		apitest.HotelLisbon, apitest.RoomSmall, apitest.Day(in), apitest.Day(out))
 	res := e.api.Book(key, idem, body)
 	if res.Status != http.StatusCreated {
 		t.Fatalf("book: %d %s", res.Status, res.Raw)

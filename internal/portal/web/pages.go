@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/tradewind/tradewind"
@@ -76,8 +77,14 @@ func (s *Server) webhookList(w http.ResponseWriter, r *http.Request, m *portal.M
 	if err != nil {
 		return err
 	}
-	if r.URL.Query().Get("deleted") == "1" {
+	switch {
+	case r.URL.Query().Get("deleted") == "1":
 		v.Notice = "The subscription was deleted."
+	case r.URL.Query().Get("paused") == "1":
+		v.Notice = "The subscription is paused: its deliveries wait until you resume it."
+	case r.URL.Query().Has("resumed"):
+		v.Notice = fmt.Sprintf("The subscription is resumed: %d delivery(ies) are due and go out shortly, those that failed while it was failing or paused included.",
+			queryID(r, "resumed"))
 	}
 	return s.render(w, r, http.StatusOK, "webhooks", v)
 }
@@ -110,17 +117,45 @@ func (s *Server) webhookDelete(w http.ResponseWriter, r *http.Request, m *portal
 	return nil
 }
 
+// webhookPause pauses a subscription from the Webhooks page or its own page, and goes
+// back to the Webhooks page, which shows the pause.
+func (s *Server) webhookPause(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.portal.PauseSubscription(r.Context(), m, id, s.clientAddr(r)); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/webhooks?paused=1", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Server) webhookResume(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	n, err := s.portal.ResumeSubscription(r.Context(), m, id, s.clientAddr(r))
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, fmt.Sprintf("/webhooks?resumed=%d", n), http.StatusSeeOther)
+	return nil
+}
+
 type webhookPage struct {
 	*portal.SubscriptionDeliveries
 	NewSecret string // after a roll, shown once
 }
 
 func (s *Server) webhookView(r *http.Request, m *portal.Member, id int64, newSecret string) (*view, error) {
-	d, err := s.portal.Deliveries(r.Context(), m, id, queryID(r, "before"))
+	mode := portal.Mode(r.URL.Query().Get("mode"))
+	d, err := s.portal.Deliveries(r.Context(), m, id, mode, queryID(r, "before"))
 	if err != nil {
 		return nil, err
 	}
-	return &view{Title: "Webhook deliveries", Member: m, Nav: "webhooks", Data: webhookPage{d, newSecret}}, nil
+	return &view{Title: "Webhook deliveries", Member: m, Nav: "webhooks", Mode: string(mode), Data: webhookPage{d, newSecret}}, nil
 }
 
 func (s *Server) webhookRoll(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
@@ -152,7 +187,7 @@ func (s *Server) webhookShow(w http.ResponseWriter, r *http.Request, m *portal.M
 	case r.URL.Query().Get("redelivered") != "":
 		v.Notice = "The event is due again and will be delivered shortly."
 	case r.URL.Query().Get("tested") != "":
-		v.Notice = "A test event is on its way; it is listed below with its attempts."
+		v.Notice = "A test event is on its way; it is listed below, with the test deliveries, with its attempts."
 	}
 	return s.render(w, r, http.StatusOK, "webhook", v)
 }
@@ -165,7 +200,8 @@ func (s *Server) webhookTest(w http.ResponseWriter, r *http.Request, m *portal.M
 	if _, err := s.portal.SendTestEvent(r.Context(), m, id, r.PostFormValue("event_type"), s.clientAddr(r)); err != nil {
 		return err
 	}
-	http.Redirect(w, r, fmt.Sprintf("/webhooks/%d?tested=1", id), http.StatusSeeOther)
+	// Sample events are test data: their deliveries are listed on the test side.
+	http.Redirect(w, r, fmt.Sprintf("/webhooks/%d?mode=test&tested=1", id), http.StatusSeeOther)
 	return nil
 }
 
@@ -177,7 +213,12 @@ func (s *Server) eventRedeliver(w http.ResponseWriter, r *http.Request, m *porta
 	if back == "/" {
 		back = "/webhooks"
 	}
-	http.Redirect(w, r, back+"?redelivered=1", http.StatusSeeOther)
+	// Back to the same side of the test/live switch.
+	q := url.Values{"redelivered": {"1"}}
+	if m := r.PostFormValue("mode"); m != "" {
+		q.Set("mode", string(portal.Mode(m)))
+	}
+	http.Redirect(w, r, back+"?"+q.Encode(), http.StatusSeeOther)
 	return nil
 }
 

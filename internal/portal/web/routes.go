@@ -62,6 +62,8 @@ func (s *Server) routes() []route {
 		{"POST /webhooks/{id}/delete", member, portal.ActDevelop, s.webhookDelete},
 		{"POST /webhooks/{id}/test", member, portal.ActDevelop, s.webhookTest},
 		{"POST /webhooks/{id}/roll", member, portal.ActDevelop, s.webhookRoll},
+		{"POST /webhooks/{id}/pause", member, portal.ActDevelop, s.webhookPause},
+		{"POST /webhooks/{id}/resume", member, portal.ActDevelop, s.webhookResume},
 		{"POST /events/{id}/redeliver", member, portal.ActDevelop, s.eventRedeliver},
 		{"GET /account", member, portal.ActView, s.accountShow},
 		{"POST /account", member, portal.ActView, s.accountSave},

@@ -40,6 +40,50 @@ var unmigrated = []struct {
 	}},
 }
 
+// TestMigrationDuplicateDeliveryIndex: migration 00014 drops the index on webhook
+// deliveries' subscription id, which (subscription_id, status) already serves.
+func TestMigrationDuplicateDeliveryIndex(t *testing.T) {
+	for _, o := range unmigrated {
+		t.Run(o.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := o.open(t)
+			indexes := func() map[string]bool {
+				t.Helper()
+				query := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'webhook_deliveries'`
+				if o.name == "postgres" {
+					query = `SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' AND schemaname = current_schema()`
+				}
+				rows, err := s.SQL().QueryContext(ctx, query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rows.Close()
+				out := map[string]bool{}
+				for rows.Next() {
+					var name string
+					if err := rows.Scan(&name); err != nil {
+						t.Fatal(err)
+					}
+					out[name] = true
+				}
+				return out
+			}
+			if err := s.MigrateTo(ctx, 13); err != nil {
+				t.Fatal(err)
+			}
+			if got := indexes(); !got["webhook_deliveries_subscription"] || !got["webhook_deliveries_subscription_status"] {
+				t.Fatalf("before 00014: %v", got)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := indexes(); got["webhook_deliveries_subscription"] || !got["webhook_deliveries_subscription_status"] {
+				t.Fatalf("after 00014: %v", got)
+			}
+		})
+	}
+}
+
 // TestMigrationIdempotencyMode: migration 00009 scopes idempotency records to the mode.
 // Records made before it take the mode of the booking they created and an empty request
 // hash (it matches any request: the body they were made with is unknown), and the same

@@ -12,13 +12,13 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-const subscriptionColumns = `id, partner_id, url, event_types, secret, active, created_at, paused_at, pause_reason`
+const subscriptionColumns = `id, partner_id, url, event_types, secret, active, created_at, paused_at, pause_reason, failing_since`
 
 func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription, error) {
 	var s store.Subscription
 	var types string
-	var paused sql.NullTime
-	if err := row.Scan(&s.ID, &s.PartnerID, &s.URL, &types, &s.Secret, &s.Active, &s.CreatedAt, &paused, &s.PauseReason); err != nil {
+	var paused, failing sql.NullTime
+	if err := row.Scan(&s.ID, &s.PartnerID, &s.URL, &types, &s.Secret, &s.Active, &s.CreatedAt, &paused, &s.PauseReason, &failing); err != nil {
 		return nil, err
 	}
 	var err error
@@ -26,7 +26,7 @@ func scanSubscription(row interface{ Scan(...any) error }) (*store.Subscription,
 		return nil, err
 	}
 	s.CreatedAt = s.CreatedAt.UTC()
-	s.PausedAt = fromNull(paused)
+	s.PausedAt, s.FailingSince = fromNull(paused), fromNull(failing)
 	return &s, nil
 }
 
@@ -185,6 +185,17 @@ func (q *queries) DeliveryList(ctx context.Context, f store.DeliveryFilter) ([]*
 	}
 	if f.BeforeID != 0 {
 		add("d.id <", f.BeforeID)
+	}
+	if f.Test != nil {
+		// A delivery is a test one when its event is a sample ("Send test event") or
+		// belongs to a test booking; every other event (live bookings,
+		// availability.changed) is live.
+		cond := `(e.test_event OR EXISTS (SELECT 1 FROM bookings b WHERE b.reference = e.booking_reference
+			AND b.partner_id = e.partner_id AND b.test))`
+		if !*f.Test {
+			cond = "NOT " + cond
+		}
+		where += " AND " + cond
 	}
 	query := `SELECT d.id, d.event_id, e.type, e.partner_id, d.subscription_id, s.url, d.status, d.attempts,
 		d.next_attempt_at, d.last_error, d.created_at, d.updated_at

@@ -219,7 +219,7 @@ func exerciseSubscriptionPause(t *testing.T, s store.Store) {
 		t.Errorf("a paused subscription is listed as failing: %+v", failing)
 	}
 	got, err := s.SubscriptionGetByID(ctx, dead.ID)
-	if err != nil || got.PausedAt.IsZero() || got.PauseReason != "failing" {
+	if err != nil || got.PausedAt.IsZero() || got.PauseReason != "failing" || !got.FailingSince.Equal(now.Truncate(time.Microsecond)) {
 		t.Errorf("SubscriptionGet = %+v, %v", got, err)
 	}
 	// A paused subscription's deliveries wait.

@@ -430,6 +430,34 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_test2", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, qsub.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a test event to another partner's subscription = %v", err)
 	}
+	// By mode: sample events and test bookings' events are test, every other one live.
+	tb := newBooking(p, "HTL-MODEDLV1", "", "")
+	tb.Test = true
+	if err := s.BookingCreate(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EventCreate(ctx, &tradewind.Event{ID: "evt_testbooking", PartnerID: p.ID, Type: tradewind.EventBookingConfirmed,
+		Data: []byte(`{"reference":"HTL-MODEDLV1","test":true}`), CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	byMode := func(test bool) map[string]bool {
+		t.Helper()
+		ds, err := s.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, SubscriptionID: sub.ID, Test: &test})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, d := range ds {
+			ids[d.EventID] = true
+		}
+		return ids
+	}
+	if got := byMode(true); !got["evt_test"] || !got["evt_testbooking"] || !got["evt_roll"] || got["evt_5"] {
+		t.Errorf("test deliveries = %v", got)
+	}
+	if got := byMode(false); got["evt_test"] || got["evt_testbooking"] || got["evt_roll"] || !got["evt_5"] {
+		t.Errorf("live deliveries = %v", got)
+	}
 	all, _ := s.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID})
 	if older, err := s.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, BeforeID: all[0].ID}); err != nil || len(older) != len(all)-1 {
 		t.Fatalf("DeliveryList keyset = %d, %v; want %d", len(older), err, len(all)-1)

@@ -1,0 +1,41 @@
+package apitest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// AttemptAll claims every due delivery at the clock's time and records one attempt
+// each, answered by the subscription's receiver: ok[subscriptionID] tells whether it
+// acknowledged. A failure is retried an hour later, or fails for good when final. It
+// returns how many were attempted per subscription.
+func (e *Env) AttemptAll(t testing.TB, ok map[int64]bool, final bool) map[int64]int {
+	t.Helper()
+	ctx := context.Background()
+	now := e.Clock.Now()
+	claimed, err := e.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: now, Lease: time.Minute, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[int64]int{}
+	for _, d := range claimed {
+		per[d.SubscriptionID]++
+		p := store.DeliveryAttemptParams{DeliveryID: d.ID, ClaimToken: d.ClaimToken, At: now, StatusCode: 200, Status: store.DeliverySucceeded}
+		if !ok[d.SubscriptionID] {
+			p.StatusCode, p.Error, p.Status, p.NextAttemptAt = 500, "HTTP 500", store.DeliveryPending, now.Add(time.Hour)
+			if final {
+				p.Status = store.DeliveryFailed
+			}
+		}
+		if err := e.Store.InTx(ctx, func(q store.Querier) error {
+			_, err := q.DeliveryRecordAttempt(ctx, p)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return per
+}

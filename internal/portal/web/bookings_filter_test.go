@@ -1,0 +1,110 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+var bookingLink = regexp.MustCompile(`<a href="/bookings/([A-Z]{3}-[A-Z0-9]{8})">`)
+
+// TestBookingFiltersAsTheAPI sends the same filter query to GET /bookings and to the
+// portal's Bookings page: both parse it with booking.ParseBookingFilter and list the same
+// bookings in the same order, and refuse the same bad filters.
+func TestBookingFiltersAsTheAPI(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		a, owner := e.newPartner(t, "acme")
+		live1 := e.bookHotelOn(t, a.LiveKey, "same-1", 3, 4)
+		e.api.Clock.Advance(25 * time.Hour)
+		owner = e.signin(t, "owner@acme.example") // the first session is idle for too long
+		live2 := e.bookHotelOn(t, a.LiveKey, "same-2", 6, 8)
+		test1 := e.bookHotelOn(t, a.TestKey, "same-3", 3, 4)
+		if owner.post("/bookings/"+live2+"/cancel", nil).status != http.StatusSeeOther {
+			t.Fatal("cancel")
+		}
+		e.bookHotel(t, e.api.NewPartner("globex", booking.PartnerParams{}).LiveKey, "same-4") // never listed
+		apiRefs := func(query string) (int, []string) {
+			res := e.api.Get(a.LiveKey, "/bookings?per_page=100&"+query)
+			if res.Status != http.StatusOK {
+				return res.Status, nil
+			}
+			var list []map[string]any
+			res.Decode(t, &list)
+			var out []string
+			for _, b := range list {
+				out = append(out, b["reference"].(string))
+			}
+			return res.Status, out
+		}
+		portalRefs := func(query string) (int, []string) {
+			res := owner.get("/bookings?" + query)
+			var out []string
+			for _, m := range bookingLink.FindAllStringSubmatch(res.body, -1) {
+				out = append(out, m[1])
+			}
+			return res.status, out
+		}
+		for _, c := range []struct {
+			query string
+			want  []string
+		}{
+			{"mode=live", []string{live2, live1}},
+			{"mode=test", []string{test1}},
+			{"mode=live&status=cancelled", []string{live2}},
+			{"mode=live&status=confirmed", []string{live1}},
+			{"mode=live&product_type=hotel", []string{live2, live1}},
+			{"mode=live&product_type=rental", nil},
+			{"mode=live&created_from=" + apitest.Day(1), []string{live2}},
+			{"mode=live&created_to=" + apitest.Day(0), []string{live1}},
+			{"mode=live&service_from=" + apitest.Day(4) + "&service_to=" + apitest.Day(9), []string{live2, live1}},
+			{"mode=live&service_from=" + apitest.Day(5), []string{live2}},
+			{"mode=live&service_to=" + apitest.Day(5), []string{live1}},
+			{"mode=live&service_from=" + apitest.Day(9), nil},
+			{"mode=live&q=lovelace", []string{live2, live1}},
+			{"mode=live&q=" + strings.ToLower(live1), []string{live1}},
+			{"mode=test&partner_reference=none", nil},
+		} {
+			as, api := apiRefs(c.query)
+			ps, page := portalRefs(c.query)
+			if as != http.StatusOK || ps != http.StatusOK || strings.Join(api, ",") != strings.Join(c.want, ",") ||
+				strings.Join(page, ",") != strings.Join(api, ",") {
+				t.Errorf("?%s: API %d %v, portal %d %v, want %v", c.query, as, api, ps, page, c.want)
+			}
+		}
+		// Keyset paging: one booking a page, each page's cursor leads to the next.
+		f, err := booking.ParseBookingFilter(url.Values{"mode": {"live"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paged []string
+		for before, pages := int64(0), 0; pages == 0 || before != 0; pages++ {
+			list, next, err := e.api.Service.FindBookingsBefore(context.Background(), a.ID, f, before, 1)
+			if err != nil || len(list) != 1 || pages > 2 {
+				t.Fatalf("page %d: %d bookings, %v", pages, len(list), err)
+			}
+			paged, before = append(paged, list[0].Reference), next
+		}
+		if strings.Join(paged, ",") != live2+","+live1 {
+			t.Errorf("keyset pages: %v", paged)
+		}
+		// The same bad filters are refused by both, each named.
+		for _, q := range []string{"status=done", "product_type=boat", "created_from=yesterday", "service_to=x",
+			"created_from=" + apitest.Day(2) + "&created_to=" + apitest.Day(1), "q=" + strings.Repeat("x", 101)} {
+			as, _ := apiRefs(q)
+			res := owner.get("/bookings?" + q)
+			name := strings.SplitN(q, "=", 2)[0]
+			if as != http.StatusBadRequest || res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, name) {
+				t.Errorf("?%s: API %d, portal %d", q, as, res.status)
+			}
+		}
+	})
+}
