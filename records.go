@@ -165,3 +165,16 @@ type Event struct {
 	// says "test_event": true.
 	TestEvent bool
 }
+
+// UsageRow is a usage counter: how many API requests a partner made in one mode on one
+// UTC day to one route with one outcome. The request log's writer adds to these rows
+// (store.UsageAdd); the portal's usage charts read them (store.UsageList).
+type UsageRow struct {
+	PartnerID int64
+	Mode      Mode      // test | live
+	Day       time.Time // UTC midnight
+	Route     string    // endpoint pattern "POST /bookings"; "" when none matched
+	Status    int
+	ErrorCode string // "" when none
+	Count     int64
+}

@@ -41,6 +41,7 @@ type serveCmd struct {
 	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
 	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
 	PortalAddr           string `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
+	RequestLogRetention  string `name:"request-log-retention" default:"test=7d,live=30d" help:"How long request log entries are kept, per key mode (days or a Go duration)."`
 	PortalMaxPending     int    `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
 	InsecurePlainHTTP    bool   `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
@@ -209,6 +210,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	c.wireWebhooks(srv, d)
+	c.wireRequestLog(e, st, srv, &cfg)
 	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}

@@ -22,6 +22,10 @@ const (
 // server at a time, whatever the number of servers on the database. Features with
 // periodic work of their own register it on srv.jobs here.
 func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *server) error {
+	retention, err := c.retention()
+	if err != nil {
+		return err
+	}
 	// Polled every second so that the sandbox timers run on time.
 	r := jobs.New(jobs.Config{Leases: st, Clock: e.clock, Logger: e.logger, Poll: sandboxTimerInterval})
 	deleted := func(job string, n int) {
@@ -29,7 +33,7 @@ func (c *serveCmd) wireJobs(e *env, st *sqlstore.DB, svc *booking.Service, srv *
 			e.logger.Info("retention", "job", job, "deleted", n)
 		}
 	}
-	list := jobs.RetentionJobs(jobs.RetentionConfig{Store: st, Clock: e.clock, Retention: jobs.DefaultRetention, Deleted: deleted})
+	list := jobs.RetentionJobs(jobs.RetentionConfig{Store: st, Clock: e.clock, Retention: retention, Deleted: deleted})
 	list = append(list,
 		jobs.Job{Name: "sandbox.timers", Interval: sandboxTimerInterval, Run: func(ctx context.Context) error {
 			_, err := svc.RunSandboxTimers(ctx)

@@ -52,6 +52,7 @@ func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *
 	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, svc.Store, rdb))...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
+	cfg.ClientAddr = trust.ClientIP // the request log's client address
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
 	return c.wireAdmin(e, srv, srv.registry)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -28,6 +29,10 @@ type requestInfo struct {
 	partnerID int64
 	route     string
 	effect    effect // of the endpoint that matched
+	// console marks a call sent from the portal's test console, for its request log entry.
+	console bool
+	key     *tradewind.APIKey // the key that authenticated the request; nil before
+	body    []byte            // the request body once read
 }
 
 type ctxKey struct{}
@@ -93,6 +98,11 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	// capture keeps the first reqlog.MaxBody bytes of the answer in body, and counts
+	// every byte in size, for the request log.
+	capture bool
+	body    []byte
+	size    int64
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -106,6 +116,12 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
+	if r.capture {
+		r.size += int64(len(b))
+		if room := reqlog.MaxBody - len(r.body); room > 0 {
+			r.body = append(r.body, b[:min(room, len(b))]...)
+		}
+	}
 	return r.ResponseWriter.Write(b)
 }
 
@@ -113,10 +129,17 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, capture: s.cfg.RequestLog != nil}
+		var at time.Time
+		if rec.capture {
+			at = s.cfg.Clock.Now()
+		}
 		next.ServeHTTP(rec, r)
 		ri := infoFrom(r.Context())
 		d := time.Since(start)
+		if rec.capture && ri.key != nil {
+			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d))
+		}
 		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
 			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID)
 		if s.cfg.Observe != nil {
@@ -189,6 +212,7 @@ func (s *Server) authenticated(e endpoint) http.Handler {
 
 func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoint, ri *requestInfo) (*response, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	ri.body = body
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -200,7 +224,7 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 	if err != nil {
 		return nil, err
 	}
-	ri.partnerID = c.Partner.ID
+	ri.partnerID, ri.key = c.Partner.ID, c.Key
 	for _, g := range s.cfg.Guards {
 		if err := g(w, r, c, body); err != nil {
 			return nil, err

@@ -78,6 +78,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	known.Handle("/healthz", http.NotFoundHandler())
 	known.Handle("/readyz", http.NotFoundHandler())
 	fallback := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.resolveForLog(r)
 		if _, pattern := known.Handler(r); pattern != "" {
 			writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
 			return

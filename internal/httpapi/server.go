@@ -13,6 +13,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -46,6 +47,12 @@ type Config struct {
 	// Observe, when set, is called once per request with its endpoint ("" when none
 	// matched), status, partner id (0 when not authenticated) and duration.
 	Observe func(route string, status int, partnerID int64, d time.Duration)
+	// RequestLog, when set, is given an entry for every request whose key resolved to a
+	// partner, whatever its answer (docs/request-logs.md); it must not block.
+	RequestLog RequestRecorder
+	// ClientAddr, when set, tells the client's address for the request log (behind
+	// trusted proxies, the forwarded one); by default the direct peer's.
+	ClientAddr func(r *http.Request) netip.Addr
 	// BookingCreated, when set, is called once for every booking created (not for replays).
 	BookingCreated func(b *booking.BookingView)
 }

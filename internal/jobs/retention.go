@@ -21,6 +21,11 @@ type Retention struct {
 	// SignatureReplays is how long a request-signature replay record is kept after it
 	// expired (a signature past its window no longer verifies, so the record guards nothing).
 	SignatureReplays time.Duration
+	// RequestLogsTest and RequestLogsLive keep the request log entries of each key mode
+	// (serve --request-log-retention); UsageCounters keeps the usage counters, by day.
+	RequestLogsTest time.Duration
+	RequestLogsLive time.Duration
+	UsageCounters   time.Duration
 }
 
 // DefaultRetention is the documented retention.
@@ -31,6 +36,9 @@ var DefaultRetention = Retention{
 	Idempotency:      7 * 24 * time.Hour,
 	SigningSecrets:   time.Hour,
 	SignatureReplays: time.Minute,
+	RequestLogsTest:  7 * 24 * time.Hour,
+	RequestLogsLive:  30 * 24 * time.Hour,
+	UsageCounters:    400 * 24 * time.Hour, // a year of charts and the same days a year before
 }
 
 // Retention deletes run in batches of BatchSize rows, one transaction each, so that no
@@ -105,5 +113,15 @@ func RetentionJobs(c RetentionConfig) []Job {
 		n, err := q.SignatureDeleteExpired(ctx, store.SignatureDeleteExpiredParams{Now: p.Before, Limit: p.Limit})
 		return int(n), err
 	})
+	for _, m := range []struct {
+		mode tradewind.Mode
+		keep time.Duration
+	}{{tradewind.ModeTest, r.RequestLogsTest}, {tradewind.ModeLive, r.RequestLogsLive}} {
+		mode := m.mode
+		add("request_logs_"+string(mode), m.keep, func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error) {
+			return q.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: mode, Before: p.Before, Limit: p.Limit})
+		})
+	}
+	add("usage_counters", r.UsageCounters, store.Querier.UsagePrune)
 	return out
 }

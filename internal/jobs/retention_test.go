@@ -29,7 +29,7 @@ func TestRetentionJobs(t *testing.T) {
 			}
 		}
 		want := []string{"retention.events", "retention.subscriptions", "retention.prebooks", "retention.idempotency", "retention.signing_secrets",
-			"retention.signature_replays"}
+			"retention.signature_replays", "retention.request_logs_test", "retention.request_logs_live", "retention.usage_counters"}
 		if got := r.Jobs(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("jobs = %v, want %v", got, want)
 		}

@@ -108,3 +108,34 @@ func (r *Recorder) SubscriptionsAutoPaused(n int) { r.paused.Add(float64(n)) }
 func Handler(g prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
 }
+
+// RequestLogStats are the request log's counts that /metrics shows (reqlog.Stats).
+type RequestLogStats struct {
+	Dropped, WriteFailed, Written int64
+	Queued                        int
+}
+
+// RegisterRequestLog registers the request log's metrics in reg, read from stats when
+// scraped: entries dropped (the queue was full, or their batch could not be written),
+// written and waiting.
+func RegisterRequestLog(reg prometheus.Registerer, stats func() RequestLogStats) {
+	dropped := func(reason string, f func(RequestLogStats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "tradewind_request_log_entries_dropped_total",
+			Help:        "Request log entries dropped: queue_full when the writer fell behind, write_failed when their batch was refused by the database. Usage counters are never dropped.",
+			ConstLabels: prometheus.Labels{"reason": reason},
+		}, func() float64 { return float64(f(stats())) })
+	}
+	reg.MustRegister(
+		dropped("queue_full", func(s RequestLogStats) int64 { return s.Dropped }),
+		dropped("write_failed", func(s RequestLogStats) int64 { return s.WriteFailed }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tradewind_request_log_entries_written_total",
+			Help: "Request log entries written to the database.",
+		}, func() float64 { return float64(stats().Written) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tradewind_request_log_queue_entries",
+			Help: "Request log entries waiting for the writer.",
+		}, func() float64 { return float64(stats().Queued) }),
+	)
+}

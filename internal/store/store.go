@@ -152,7 +152,8 @@ type Subscription struct {
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
-	PortalQuerier // portal.go
+	PortalQuerier     // portal.go
+	RequestLogQuerier // reqlog.go
 
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,22 +54,23 @@ func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.M
 		}
 	}
 	export.Set("mode", mode)
-	// Whole URLs: html/template would escape a query spliced after "?" ("=" to %3d).
-	page.Export = "/bookings/export.csv?" + export.Encode()
+	page.Export = template.URL(export.Encode())
 	if next != 0 {
 		export.Set("before", strconv.FormatInt(next, 10))
-		page.NextQuery = "/bookings?" + export.Encode()
+		page.NextQuery = template.URL(export.Encode())
 	}
 	v.Data = page
 	return s.render(w, r, http.StatusOK, "bookings", v)
 }
 
 type bookingPage struct {
-	Bookings  []*tradewind.Booking
-	Status    map[string]string // shown status by reference
-	Next      int64
-	NextQuery string // the next page's URL
-	Export    string // the CSV export's URL, with the page's filters and mode
+	Bookings []*tradewind.Booking
+	Status   map[string]string // shown status by reference
+	Next     int64
+	// Query strings built by url.Values.Encode: template.URL, or html/template would
+	// escape their '=' and '&' a second time and break the links.
+	NextQuery template.URL
+	Export    template.URL
 }
 
 func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
@@ -109,6 +111,7 @@ func csvCell(s string) string {
 
 type bookingDetailPage struct {
 	Detail      *portal.BookingDetail
+	Status      string
 	Cancellable bool
 }
 
@@ -117,8 +120,9 @@ func (s *Server) bookingShow(w http.ResponseWriter, r *http.Request, m *portal.M
 	if err != nil {
 		return err
 	}
+	st := d.Booking.EffectiveStatus(time.Now())
 	v := &view{Title: "Booking " + d.Booking.Reference, Member: m, Nav: "bookings",
-		Data: bookingDetailPage{Detail: d, Cancellable: d.Status != tradewind.StatusCancelled && d.Status != tradewind.StatusCompleted}}
+		Data: bookingDetailPage{Detail: d, Status: string(st), Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
 	if r.URL.Query().Get("cancelled") == "1" {
 		v.Notice = "The booking was cancelled."
 	}

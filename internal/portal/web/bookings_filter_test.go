@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -105,6 +108,44 @@ func TestBookingFiltersAsTheAPI(t *testing.T) {
 			if as != http.StatusBadRequest || res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, name) {
 				t.Errorf("?%s: API %d, portal %d", q, as, res.status)
 			}
+		}
+	})
+}
+
+// TestBookingsOlderLink follows the page's own "Older bookings" links: every booking is
+// listed once, in order, with the filters kept across pages.
+func TestBookingsOlderLink(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		a, owner := e.newPartner(t, "acme")
+		want := map[string]bool{}
+		for i := range portal.PageSize + 2 {
+			want[e.bookHotelOn(t, a.LiveKey, fmt.Sprintf("page-%d", i), 2+i, 3+i)] = true
+		}
+		older := regexp.MustCompile(`href="(/bookings\?[^"]*)">Older bookings`)
+		seen := map[string]bool{}
+		path := "/bookings?mode=live&product_type=hotel"
+		for pages := 0; path != ""; pages++ {
+			res := owner.get(html.UnescapeString(path))
+			if res.status != http.StatusOK || pages > 2 {
+				t.Fatalf("%s: %d (page %d)", path, res.status, pages)
+			}
+			for _, m := range bookingLink.FindAllStringSubmatch(res.body, -1) {
+				if seen[m[1]] {
+					t.Errorf("%s listed twice", m[1])
+				}
+				seen[m[1]] = true
+			}
+			path = ""
+			if m := older.FindStringSubmatch(res.body); m != nil {
+				path = m[1]
+				if !strings.Contains(path, "product_type=hotel") {
+					t.Errorf("the next page's link drops the filter: %s", path)
+				}
+			}
+		}
+		if len(seen) != len(want) {
+			t.Errorf("listed %d bookings over the pages, want %d", len(seen), len(want))
 		}
 	})
 }

@@ -56,6 +56,8 @@ func (s *Server) routes() []route {
 		{"POST /bookings/{reference}/cancel", member, portal.ActCancel, s.bookingCancel},
 		{"GET /credit", member, portal.ActView, s.creditShow},
 		{"GET /keys", member, portal.ActView, s.keyList},
+		{"GET /logs", member, portal.ActView, s.requestLogList},
+		{"GET /logs/{id}", member, portal.ActView, s.requestLogShow}, // bodies: portal.RequestLog checks ActDevelop
 		{"GET /webhooks", member, portal.ActView, s.webhookList},
 		{"POST /webhooks", member, portal.ActDevelop, s.webhookCreate},
 		{"GET /webhooks/{id}", member, portal.ActView, s.webhookShow},

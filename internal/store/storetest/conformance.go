@@ -51,18 +51,21 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"IdempotencyPrune":   exerciseIdempotencyPrune,
 		"SigningSecretPrune": exerciseSigningSecretPrune,
 		// The portal: portal.go.
-		"PartnerStatus":     exercisePartnerStatus,
-		"PortalUsers":       exercisePortalUsers,
-		"PortalSessions":    exercisePortalSessions,
-		"PortalInvitations": exercisePortalInvitations,
-		"Throttle":          exerciseThrottle,
-		"Audit":             exerciseAudit,
+		"PartnerStatus":        exercisePartnerStatus,
+		"PortalUsers":          exercisePortalUsers,
+		"PortalSessions":       exercisePortalSessions,
+		"PortalInvitations":    exercisePortalInvitations,
+		"Throttle":             exerciseThrottle,
+		"Audit":                exerciseAudit,
+		"PortalBookingFilters": exercisePortalBookingFilters,
+		"PortalEvents":         exercisePortalEvents,
 		// The credit ledger and TOTP steps: ledger.go.
 		"CreditLedger":           exerciseCreditLedger,
 		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
 		"TOTPStep":               exerciseTOTPStep,
-		"PortalBookingFilters":   exercisePortalBookingFilters,
-		"PortalEvents":           exercisePortalEvents,
+		// Request logs and usage counters: reqlog.go.
+		"UsageCounters": exerciseUsageCounters,
+		"RequestLogs":   exerciseRequestLogs,
 	}
 	for name, fn := range cases {
 		t.Run(name, func(t *testing.T) {

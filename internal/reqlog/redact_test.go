@@ -1,0 +1,59 @@
+package reqlog
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRedactJSON(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"secret":"whsec_abc","url":"https://x"}`, `{"secret":"[redacted]","url":"https://x"}`},
+		{`{"data": {"Secret" :  "whsec_a\"bc", "id": 1}}`, `{"data": {"Secret" :  "[redacted]", "id": 1}}`},
+		{`[{"password":"p"},{"api_key":"tw_live_x","n":"secret"}]`, `[{"password":"[redacted]"},{"api_key":"[redacted]","n":"secret"}]`},
+		{`{"\u0073ecret":"whsec_x"}`, `{"\u0073ecret":"[redacted]"}`},
+		{`{"secret": "whsec_cut in the mid`, `{"secret": "[redacted]"`}, // a body cut at 64 KB
+		{`{"note":"the word secret","secret_hint":"x"}`, `{"note":"the word secret","secret_hint":"x"}`},
+		{`{"secret": 12}`, `{"secret": 12}`},
+		{`not json "secret": "x"`, `not json "secret": "[redacted]"`},
+		{`{"a":"b`, `{"a":"b`},
+		{``, ``},
+	}
+	for _, c := range cases {
+		if got := string(RedactJSON([]byte(c.in))); got != c.want {
+			t.Errorf("RedactJSON(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRedactQuery(t *testing.T) {
+	if got := RedactQuery("city=Lisbon&PASSWORD=hunter2"); strings.Contains(got, "hunter2") || !strings.Contains(got, "city=Lisbon") {
+		t.Errorf("RedactQuery = %q", got)
+	}
+	if got := RedactQuery("b=2&a=1"); got != "b=2&a=1" {
+		t.Errorf("a query without secrets changed: %q", got)
+	}
+	if got := RedactQuery("a=%zz&secret=x"); got != "" {
+		t.Errorf("an unparsable query is kept: %q", got)
+	}
+}
+
+func TestParseRetention(t *testing.T) {
+	day := 24 * time.Hour
+	for in, want := range map[string][2]time.Duration{
+		"":                    {7 * day, 30 * day},
+		"test=7d,live=30d":    {7 * day, 30 * day},
+		"live=90d":            {7 * day, 90 * day},
+		" test=36h , live=1d": {36 * time.Hour, day},
+	} {
+		test, live, err := ParseRetention(in)
+		if err != nil || test != want[0] || live != want[1] {
+			t.Errorf("ParseRetention(%q) = %v, %v, %v; want %v", in, test, live, err, want)
+		}
+	}
+	for _, bad := range []string{"test", "test=0d", "test=-1h", "prod=7d", "test=7x", "live=9999999d"} {
+		if _, _, err := ParseRetention(bad); err == nil {
+			t.Errorf("ParseRetention(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,301 @@
+// Package reqlog keeps the partner API's request log and usage counters
+// (docs/request-logs.md) off the request path: Record hands an entry to a bounded
+// queue that a writer drains in batches, and counts it in the usage counters, which are
+// added to the store apart from the entries. A request never waits for either: when the
+// queue is full the entry is dropped and counted; the counters are never dropped.
+package reqlog
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// MaxBody is how much of each body an entry keeps.
+const MaxBody = store.RequestLogMaxBody
+
+// Defaults of Config.
+const (
+	DefaultQueueSize = 10000
+	// DefaultQueueBytes bounds the bodies queued, whatever their number: 10 000 entries
+	// of two full 64 KB bodies would otherwise hold 1.3 GB.
+	DefaultQueueBytes    = 64 << 20
+	DefaultBatchSize     = 200
+	DefaultFlushInterval = time.Second
+	DefaultUsageInterval = 10 * time.Second
+	// writeTimeout bounds one batch write, so that a stuck database delays the writer
+	// (and the queue drops) rather than holding it forever.
+	writeTimeout = 30 * time.Second
+)
+
+// Store is what the writers need of the database.
+type Store interface {
+	RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error
+	UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error
+}
+
+// Config configures a Logger. Store and Logger are required.
+type Config struct {
+	Store         Store
+	Logger        *slog.Logger
+	QueueSize     int           // entries waiting for the writer; 0: DefaultQueueSize
+	QueueBytes    int64         // body bytes waiting for the writer; 0: DefaultQueueBytes
+	BatchSize     int           // entries per write; 0: DefaultBatchSize
+	FlushInterval time.Duration // the longest an entry waits for a batch to fill; 0: DefaultFlushInterval
+	UsageInterval time.Duration // how often the counters are added to the store; 0: DefaultUsageInterval
+}
+
+// Logger is the request log's queue, writer and usage counters. Its methods are safe
+// for concurrent use.
+type Logger struct {
+	cfg     Config
+	queue   chan *store.RequestLogEntry
+	flushes chan chan struct{} // a Flush's request to the entry writer
+	stop    chan struct{}
+	done    sync.WaitGroup
+	closed  atomic.Bool
+	// queuedBytes is the size of the bodies in the queue.
+	queuedBytes atomic.Int64
+
+	dropped     atomic.Int64 // entries refused by a full queue
+	failed      atomic.Int64 // entries lost to a failed write
+	written     atomic.Int64
+	usageFailed atomic.Int64 // failed counter flushes (the counters stay in memory)
+
+	mu    sync.Mutex
+	usage map[usageKey]int64 // counted, not yet added to the store
+	// usageFlush serializes counter flushes, so that a retry never races a newer flush.
+	usageFlush sync.Mutex
+}
+
+type usageKey struct {
+	partnerID int64
+	mode      tradewind.Mode
+	day       time.Time
+	route     string
+	status    int
+	errorCode string
+}
+
+// New starts a Logger's writers; Close stops them.
+func New(cfg Config) *Logger {
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = DefaultQueueSize
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	if cfg.UsageInterval <= 0 {
+		cfg.UsageInterval = DefaultUsageInterval
+	}
+	l := &Logger{cfg: cfg, queue: make(chan *store.RequestLogEntry, cfg.QueueSize), flushes: make(chan chan struct{}),
+		stop: make(chan struct{}), usage: map[usageKey]int64{}}
+	l.done.Add(2)
+	go l.writeEntries()
+	go l.writeUsage()
+	return l
+}
+
+// Record counts e in the usage counters and queues it for the writer, without ever
+// waiting: when the queue is full, e is dropped and counted. e belongs to the Logger
+// from then on; its bodies are redacted by the writer, off the request path.
+func (l *Logger) Record(e *store.RequestLogEntry) {
+	k := usageKey{e.PartnerID, e.Mode, utcDay(e.At), e.Route, e.Status, e.ErrorCode}
+	l.mu.Lock()
+	l.usage[k]++
+	l.mu.Unlock()
+	size := bodySize(e)
+	if l.closed.Load() || l.queuedBytes.Add(size) > l.cfg.QueueBytes {
+		l.queuedBytes.Add(-size)
+		l.dropped.Add(1)
+		return
+	}
+	select {
+	case l.queue <- e:
+	default:
+		l.queuedBytes.Add(-size)
+		l.dropped.Add(1)
+	}
+}
+
+func bodySize(e *store.RequestLogEntry) int64 { return int64(len(e.RequestBody) + len(e.ResponseBody)) }
+
+func utcDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// Stats are the Logger's counts since it started.
+type Stats struct {
+	Dropped     int64 // entries refused because the queue was full
+	WriteFailed int64 // entries lost because their batch could not be written
+	Written     int64
+	Queued      int   // entries waiting now
+	UsageFailed int64 // counter flushes that failed and will be retried
+}
+
+// Stats returns the Logger's counts.
+func (l *Logger) Stats() Stats {
+	return Stats{Dropped: l.dropped.Load(), WriteFailed: l.failed.Load(), Written: l.written.Load(),
+		Queued: len(l.queue), UsageFailed: l.usageFailed.Load()}
+}
+
+// Flush writes every entry queued before it and adds the counters to the store. It
+// returns the error of the counter flush (the counters then stay in memory).
+func (l *Logger) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case l.flushes <- done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return l.flushUsage(ctx)
+}
+
+// Close stops taking entries, writes those queued and adds the counters to the store;
+// for a graceful shutdown, after the API server stopped serving.
+func (l *Logger) Close(ctx context.Context) error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	close(l.stop)
+	stopped := make(chan struct{})
+	go func() {
+		l.done.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done(): // a stuck write: the counters still go
+		l.cfg.Logger.Error("request log: entries still queued at shutdown were not written", "queued", len(l.queue))
+	}
+	// The counters are added even when ctx ran out waiting for the entries.
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return l.flushUsage(uctx)
+}
+
+func (l *Logger) writeEntries() {
+	defer l.done.Done()
+	tick := time.NewTicker(l.cfg.FlushInterval)
+	defer tick.Stop()
+	batch := make([]*store.RequestLogEntry, 0, l.cfg.BatchSize)
+	write := func() {
+		if len(batch) > 0 {
+			l.write(batch)
+			batch = batch[:0]
+		}
+	}
+	take := func(e *store.RequestLogEntry) {
+		l.queuedBytes.Add(-bodySize(e))
+		if batch = append(batch, e); len(batch) == l.cfg.BatchSize {
+			write()
+		}
+	}
+	drain := func() {
+		for {
+			select {
+			case e := <-l.queue:
+				take(e)
+			default:
+				write()
+				return
+			}
+		}
+	}
+	for {
+		select {
+		case e := <-l.queue:
+			take(e)
+		case <-tick.C:
+			write()
+		case done := <-l.flushes:
+			drain()
+			close(done)
+		case <-l.stop:
+			drain()
+			return
+		}
+	}
+}
+
+// write redacts and stores a batch; a failed batch is logged and counted, never retried
+// (the queue behind it keeps filling).
+func (l *Logger) write(batch []*store.RequestLogEntry) {
+	for _, e := range batch {
+		e.RequestBody = RedactJSON(e.RequestBody)
+		e.ResponseBody = RedactJSON(e.ResponseBody)
+		e.Query = RedactQuery(e.Query)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if err := l.cfg.Store.RequestLogInsert(ctx, batch); err != nil {
+		l.failed.Add(int64(len(batch)))
+		l.cfg.Logger.Error("request log: batch not written", "entries", len(batch), "err", err)
+		return
+	}
+	l.written.Add(int64(len(batch)))
+}
+
+func (l *Logger) writeUsage() {
+	defer l.done.Done()
+	tick := time.NewTicker(l.cfg.UsageInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			if err := l.flushUsage(ctx); err != nil {
+				l.cfg.Logger.Warn("usage counters: flush failed, kept for the next one", "err", err)
+			}
+			cancel()
+		case <-l.stop:
+			return
+		}
+	}
+}
+
+// flushUsage adds the counters counted so far to the store; when that fails they are
+// put back, to be added by the next flush (UsageAdd adds all or nothing).
+func (l *Logger) flushUsage(ctx context.Context) error {
+	l.usageFlush.Lock()
+	defer l.usageFlush.Unlock()
+	l.mu.Lock()
+	counts := l.usage
+	l.usage = make(map[usageKey]int64, len(counts))
+	l.mu.Unlock()
+	if len(counts) == 0 {
+		return nil
+	}
+	rows := make([]tradewind.UsageRow, 0, len(counts))
+	for k, n := range counts {
+		rows = append(rows, tradewind.UsageRow{PartnerID: k.partnerID, Mode: k.mode, Day: k.day, Route: k.route,
+			Status: k.status, ErrorCode: k.errorCode, Count: n})
+	}
+	if err := l.cfg.Store.UsageAdd(ctx, rows); err != nil {
+		l.usageFailed.Add(1)
+		l.mu.Lock()
+		for k, n := range counts {
+			l.usage[k] += n
+		}
+		l.mu.Unlock()
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// usageBatch is the number of counters per upsert statement (× 7 parameters).
+const usageBatch = 1000
+
+type usageKey struct {
+	partnerID int64
+	day       string
+	mode      tradewind.Mode
+	route     string
+	status    int
+	errorCode string
+}
+
+// UsageAdd runs the upserts in one transaction, so that a failed call added nothing
+// and the caller may retry it without counting twice.
+func (s *DB) UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error {
+	return s.InTx(ctx, func(q store.Querier) error { return q.UsageAdd(ctx, rows) })
+}
+
+func (q *queries) UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error {
+	// One statement may not touch a row twice (PostgreSQL refuses), so equal counters
+	// are summed first; the sort makes concurrent adders lock rows in the same order,
+	// which keeps them from deadlocking.
+	sums := make(map[usageKey]int64, len(rows))
+	for _, r := range rows {
+		if r.Count == 0 {
+			continue
+		}
+		sums[usageKey{r.PartnerID, r.Day.UTC().Format(tradewind.DateLayout), r.Mode, r.Route, r.Status, r.ErrorCode}] += r.Count
+	}
+	keys := make([]usageKey, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b usageKey) int {
+		return cmp.Or(cmp.Compare(a.partnerID, b.partnerID), cmp.Compare(a.day, b.day), cmp.Compare(a.mode, b.mode),
+			cmp.Compare(a.route, b.route), cmp.Compare(a.status, b.status), cmp.Compare(a.errorCode, b.errorCode))
+	})
+	return q.execBatches(ctx, `INSERT INTO usage_counters (partner_id, day, mode, route, status, error_code, count) VALUES `,
+		` ON CONFLICT (partner_id, day, mode, route, status, error_code) DO UPDATE SET count = usage_counters.count + excluded.count`,
+		7, usageBatch, len(keys), func(args []any, i int) []any {
+			k := keys[i]
+			return append(args, k.partnerID, k.day, string(k.mode), k.route, k.status, k.errorCode, sums[k])
+		})
+}
+
+func (q *queries) UsageList(ctx context.Context, partnerID int64, from, to time.Time) ([]tradewind.UsageRow, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT day, mode, route, status, error_code, count FROM usage_counters
+		WHERE partner_id = $1 AND day >= $2 AND day < $3
+		ORDER BY day, mode, route, status, error_code`,
+		partnerID, from.UTC().Format(tradewind.DateLayout), to.UTC().Format(tradewind.DateLayout))
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []tradewind.UsageRow
+	for rows.Next() {
+		r := tradewind.UsageRow{PartnerID: partnerID}
+		var day string
+		if err := rows.Scan(&day, &r.Mode, &r.Route, &r.Status, &r.ErrorCode, &r.Count); err != nil {
+			return nil, err
+		}
+		if r.Day, err = time.Parse(tradewind.DateLayout, day); err != nil {
+			return nil, store.ErrCorrupt
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) UsagePrune(ctx context.Context, p store.PruneParams) (int, error) {
+	n, err := q.exec(ctx, `DELETE FROM usage_counters WHERE (partner_id, day, mode, route, status, error_code) IN
+		(SELECT partner_id, day, mode, route, status, error_code FROM usage_counters WHERE day < $1 LIMIT $2)`,
+		p.Before.UTC().Format(tradewind.DateLayout), p.Limit)
+	return int(n), err
+}
+
+// requestLogBatch is the number of entries per insert statement (× 21 parameters).
+const requestLogBatch = 200
+
+const requestLogColumns = `partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
+	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console,
+	request_body, request_size, response_body, response_size`
+
+func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 21, requestLogBatch, len(entries),
+		func(args []any, i int) []any {
+			e := entries[i]
+			return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
+				e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
+				nonNil(e.RequestBody), e.RequestSize, nonNil(e.ResponseBody), e.ResponseSize)
+		})
+}
+
+// nonNil stores an absent body as an empty one (the columns are NOT NULL).
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// requestLogListColumns are the columns of a list row: every one but the bodies.
+const requestLogListColumns = `id, partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
+	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console, request_size, response_size`
+
+func scanRequestLog(row interface{ Scan(...any) error }, bodies bool) (*store.RequestLogEntry, error) {
+	var e store.RequestLogEntry
+	var us int64
+	dest := []any{&e.ID, &e.PartnerID, &e.Mode, &e.At, &e.Method, &e.Path, &e.Query, &e.Route, &e.Status, &e.ErrorCode, &us,
+		&e.KeyID, &e.KeyPrefix, &e.ClientAddr, &e.UserAgent, &e.RequestID, &e.IdempotencyKey, &e.Console,
+		&e.RequestSize, &e.ResponseSize}
+	if bodies {
+		dest = append(dest, &e.RequestBody, &e.ResponseBody)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return nil, err
+	}
+	e.At, e.Duration = e.At.UTC(), time.Duration(us)*time.Microsecond
+	return &e, nil
+}
+
+func (q *queries) RequestLogList(ctx context.Context, f store.RequestLogFilter) ([]*store.RequestLogEntry, error) {
+	where, args := "partner_id = $1", []any{f.PartnerID}
+	add := func(cond string, vs ...any) {
+		for _, v := range vs {
+			args = append(args, v)
+			cond = strings.Replace(cond, "?", placeholders(len(args), 1), 1)
+		}
+		where += " AND " + cond
+	}
+	if f.Mode != "" {
+		add("mode = ?", string(f.Mode))
+	}
+	if f.StatusClass != 0 {
+		add("status >= ? AND status < ?", f.StatusClass*100, (f.StatusClass+1)*100)
+	}
+	if f.Status != 0 {
+		add("status = ?", f.Status)
+	}
+	if f.ErrorCode != "" {
+		add("error_code = ?", f.ErrorCode)
+	}
+	if f.Method != "" {
+		add("method = ?", f.Method)
+	}
+	if f.PathPrefix != "" {
+		add(`path LIKE ? ESCAPE '\'`, likeEscape(f.PathPrefix)+"%")
+	}
+	if f.KeyPrefix != "" {
+		add("key_prefix = ?", f.KeyPrefix)
+	}
+	if !f.From.IsZero() {
+		add("at >= ?", ts(f.From))
+	}
+	if !f.To.IsZero() {
+		add("at < ?", ts(f.To))
+	}
+	if f.RequestID != "" {
+		add("request_id = ?", f.RequestID)
+	}
+	if !f.BeforeAt.IsZero() {
+		add("(at < ? OR (at = ? AND id < ?))", ts(f.BeforeAt), ts(f.BeforeAt), f.BeforeID)
+	}
+	args = append(args, f.Limit)
+	rows, err := q.db.QueryContext(ctx, `SELECT `+requestLogListColumns+` FROM request_logs WHERE `+where+
+		` ORDER BY at DESC, id DESC LIMIT `+placeholders(len(args), 1), args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []*store.RequestLogEntry
+	for rows.Next() {
+		e, err := scanRequestLog(rows, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func (q *queries) RequestLogGet(ctx context.Context, partnerID, id int64) (*store.RequestLogEntry, error) {
+	e, err := scanRequestLog(q.db.QueryRowContext(ctx, `SELECT `+requestLogListColumns+`, request_body, response_body
+		FROM request_logs WHERE partner_id = $1 AND id = $2`, partnerID, id), true)
+	return e, q.interpret(err)
+}
+
+func (q *queries) RequestLogPrune(ctx context.Context, p store.RequestLogPruneParams) (int, error) {
+	n, err := q.exec(ctx, `DELETE FROM request_logs WHERE id IN
+		(SELECT id FROM request_logs WHERE mode = $1 AND at < $2 ORDER BY at LIMIT $3)`, string(p.Mode), ts(p.Before), p.Limit)
+	return int(n), err
+}
