@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"io/fs"
@@ -62,6 +63,13 @@ var funcs = template.FuncMap{
 	},
 	"ms":   func(d time.Duration) int64 { return d.Milliseconds() },
 	"list": func(v ...string) []string { return v },
+	"pretty": func(raw []byte) string { // stored JSON, indented for reading
+		var b bytes.Buffer
+		if json.Indent(&b, raw, "", "  ") != nil {
+			return string(raw)
+		}
+		return b.String()
+	},
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(kv); i += 2 {
