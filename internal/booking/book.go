@@ -268,16 +268,12 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
-			b.CreditDrawn = pq.Total
+			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
 		}
 		if err := tx.BookingCreate(ctx, b); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
-			return err
-		}
-		// After BookingCreate, for the ledger's booking id; a refusal rolls it back.
-		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
 			return err
 		}
 		if err := c.scheduleScenario(ctx, tx, b, s.now()); err != nil {
@@ -294,6 +290,13 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
 				return err
 			}
+		}
+		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
+		// booking of the partner needs it: drawn last, the lock is held for one statement
+		// and the commit, not for the whole booking. After BookingCreate too, for the
+		// ledger entry's booking id; a refusal rolls the whole transaction back.
+		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
+			return err
 		}
 		created = b
 		return nil
