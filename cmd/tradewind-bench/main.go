@@ -36,6 +36,7 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store/postgres"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
@@ -49,6 +50,7 @@ type config struct {
 	duration                              time.Duration
 	readConns, writeConns                 int
 	only                                  string
+	storeReads                            bool
 }
 
 func main() {
@@ -67,6 +69,7 @@ func main() {
 	flag.IntVar(&c.readConns, "read-connections", 32, "connections of search, availability and get-booking scenarios")
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
+	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.Parse()
 	if err := run(context.Background(), c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "tradewind-bench:", err)
@@ -105,8 +108,22 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The partner API as serve builds it, with its request logs (formatted, then discarded).
+	// The partner API as serve builds it: the read model built before the attack (serve
+	// answers /readyz 503 until then), and request logs formatted, then discarded.
 	logger := slog.New(httpapi.LogHandler(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if !c.storeReads {
+		model := readmodel.New(st, tradewind.SystemClock{}, nil)
+		t0 := time.Now()
+		if err := model.Build(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "read model: built in %s, peak RSS so far %d MB\n", time.Since(t0).Round(100*time.Millisecond), peakRSSMB())
+		runCtx, stopModel := context.WithCancel(ctx)
+		defer stopModel()
+		go model.Run(runCtx)
+		svc = booking.New(readmodel.Tracked(st, model), tradewind.SystemClock{}, nil)
+		svc.Reads = model
+	}
 	api := httpapi.NewServer(httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}})
 	apiURL, stopAPI, err := serve(api)
 	if err != nil {

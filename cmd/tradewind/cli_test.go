@@ -366,9 +366,8 @@ func TestServeDemo(t *testing.T) {
 	if status, _ := getJSON(t, host+"/healthz", ""); status != 200 {
 		t.Errorf("healthz = %d", status)
 	}
-	if status, _ := getJSON(t, host+"/readyz", ""); status != 200 {
-		t.Errorf("readyz = %d", status)
-	}
+	// Ready once the read model is built, which a worker does after the listener binds.
+	waitUntil(t, "readyz", func() bool { status, _ := getJSON(t, host+"/readyz", ""); return status == 200 })
 	// A second --demo start on the same database keeps the partner and prints new keys.
 	s.stop()
 	s2 := startServe(t, dsn, "--demo")

@@ -21,6 +21,7 @@ import (
 	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/metrics"
 	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/webhook"
@@ -128,7 +129,11 @@ func (c *serveCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	svc := booking.New(webhook.NotifyOnEvent(st, d.Nudge), e.clock, e.logger)
+	// Searches and availability read the read model; its own claims and releases are
+	// applied to it as they commit (readmodel.Tracked).
+	srv.model = readmodel.New(st, e.clock, e.logger)
+	svc := booking.New(webhook.NotifyOnEvent(readmodel.Tracked(st, srv.model), d.Nudge), e.clock, e.logger)
+	svc.Reads = srv.model
 	svc.WebhookAllowPrivate = c.WebhookAllowPrivate // subscriptions are judged as deliveries are
 	if c.Demo {
 		if srv.demo, err = loadDemo(e, svc); err != nil {
@@ -173,7 +178,9 @@ type server struct {
 	portalURL  string            // the portal, unless --portal-addr is empty
 	demo       *demoReport       // with --demo
 	registry   *prometheus.Registry
-	jobs       *jobs.Runner // periodic jobs, set by wireJobs
+	model      *readmodel.Model // the read model, built by a worker (wireReadModel)
+	ready      func() error     // /readyz's check beyond the database, set by wireReadModel
+	jobs       *jobs.Runner     // periodic jobs, set by wireJobs
 	workers    []func(ctx context.Context)
 	// shutdown stops what the workers run, once the partner listener is shut down;
 	// release then frees what build acquired (listeners, clients), also when build or
@@ -211,6 +218,9 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 	}
 	c.wireWebhooks(srv, d)
 	c.wireRequestLog(e, st, srv, &cfg)
+	if srv.model != nil { // Run made one for svc; a service built without one reads the store
+		c.wireReadModel(e, srv.model, srv, &cfg)
+	}
 	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}

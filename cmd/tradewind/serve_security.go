@@ -26,8 +26,11 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// Redis client settings for the rate limiter, which every request waits for: a slow or
-// absent Redis must cost milliseconds, after which the limiter fails open.
+// Redis client settings for the rate limiter, which every request waits for, and the
+// replay ledger, which signed state-changing requests wait for: a slow or absent Redis
+// must cost milliseconds, after which the limiter fails open and the ledger fails closed
+// (503). A call waits at most redisTimeout for a pooled connection, to connect (one
+// attempt), to write and to read.
 const (
 	redisTimeout       = 200 * time.Millisecond
 	redisDialerRetries = 1
@@ -49,13 +52,13 @@ func (c *serveCmd) wireSecurity(e *env, svc *booking.Service, srv *server, cfg *
 		return err
 	}
 	limiter := c.rateLimiter(e, rdb)
-	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, svc.Store, rdb))...)
+	cfg.Guards = append(cfg.Guards, httpapi.PartnerGuardsWithLedger(svc, trust, limiter, c.replayLedger(e, srv, svc.Store, rdb))...)
 	cfg.Middleware = append(cfg.Middleware, httpapi.LimitAuthFailures(trust, httpapi.AuthFailureLimit, e.clock.Now))
 
 	cfg.ClientAddr = trust.ClientIP // the request log's client address
 	cfg.Observe = srv.metrics.Request
 	cfg.BookingCreated = srv.metrics.BookingCreated
-	return c.wireAdmin(e, srv, srv.registry)
+	return c.wireAdmin(e, svc.Store, srv, srv.registry)
 }
 
 // checkPlainHTTP refuses to serve plain HTTP where partners could reach it: the contract
@@ -126,7 +129,8 @@ func (c *serveCmd) redisClient(e *env, srv *server) (*redis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w (want redis://[:password@]host:6379/0)", err)
 	}
-	// Short timeouts unless the URL sets its own (dial_timeout=…, read_timeout=…).
+	// Short timeouts unless the URL sets its own (dial_timeout=…, read_timeout=…,
+	// pool_timeout=…).
 	if opts.DialTimeout == 0 {
 		opts.DialTimeout = redisTimeout
 	}
@@ -135,6 +139,9 @@ func (c *serveCmd) redisClient(e *env, srv *server) (*redis.Client, error) {
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = redisTimeout
+	}
+	if opts.PoolTimeout == 0 { // else ReadTimeout + 1 s while every connection is busy
+		opts.PoolTimeout = redisTimeout
 	}
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = redisMaxRetries
@@ -160,18 +167,20 @@ func (c *serveCmd) rateLimiter(e *env, rdb *redis.Client) ratelimit.Limiter {
 }
 
 // replayLedger returns where the signatures of state-changing requests are recorded: in
-// Redis, falling back to the database while it is unreachable; else in the database.
-// Either way every server sharing them refuses a replay.
-func (c *serveCmd) replayLedger(e *env, st store.Store, rdb *redis.Client) replay.Ledger {
-	db := replay.NewStore(st, e.clock.Now)
-	if rdb == nil {
-		return db
+// Redis with --redis, else in the database; either way every server sharing it refuses a
+// replay. There is no fallback from Redis to the database, which does not know what Redis
+// recorded: while the ledger cannot answer those requests are refused with 503, logged and
+// counted on /metrics.
+func (c *serveCmd) replayLedger(e *env, srv *server, st store.Store, rdb *redis.Client) replay.Ledger {
+	var ledger replay.Ledger = replay.NewStore(st, e.clock.Now)
+	if rdb != nil {
+		ledger = replay.NewRedis(rdb, e.clock.Now)
 	}
-	return replay.WithFallback(replay.NewRedis(rdb, e.clock.Now), db, e.logger, e.clock.Now)
+	return replay.Monitor(ledger, e.logger, e.clock.Now, srv.metrics.ReplayLedgerFailed)
 }
 
-// wireAdmin starts, with --admin-addr, a separate listener serving /metrics.
-func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) error {
+// wireAdmin starts, with --admin-addr, a separate listener serving /metrics and /readyz.
+func (c *serveCmd) wireAdmin(e *env, st store.Store, srv *server, reg *prometheus.Registry) error {
 	if c.AdminAddr == "" {
 		return nil
 	}
@@ -182,6 +191,10 @@ func (c *serveCmd) wireAdmin(e *env, srv *server, reg *prometheus.Registry) erro
 	srv.release = append(srv.release, func() { _ = ln.Close() }) // also when serving never started
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics.Handler(reg))
+	// Not ready until the read model is built (srv.ready, set by wireReadModel).
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		httpapi.Readyz(st, srv.ready, e.logger)(w, r)
+	})
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -205,11 +205,11 @@ func TestServeRedisSharedBudget(t *testing.T) {
 	}
 }
 
-// TestServeRedisUnreachableFailsOpen checks that an unreachable --redis costs only a
-// short timeout and the server keeps answering, limiting on its own.
-func TestServeRedisUnreachableFailsOpen(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port that accepts and never answers
+// hangingRedis returns the address of a port that accepts connections and never answers:
+// a stuck Redis.
+func hangingRedis(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,18 +234,73 @@ func TestServeRedisUnreachableFailsOpen(t *testing.T) {
 			}
 		}
 	}()
+	return ln.Addr().String()
+}
+
+// TestServeRedisUnreachableFailsOpen checks that the server keeps answering with --redis
+// hanging, limiting on its own. How long a hanging Redis may cost a request is the client's
+// timeouts, checked by TestServeRedisClientTimeouts (no wall-clock assertion here).
+func TestServeRedisUnreachableFailsOpen(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.SQLiteDSN(t)
 	key := secIssueKey(t, dsn, "open", "--rate-limit", "2")
-	s := startServe(t, dsn, "--redis", "redis://"+ln.Addr().String()+"/0")
-	start := time.Now()
+	s := startServe(t, dsn, "--redis", "redis://"+hangingRedis(t)+"/0")
 	for i, want := range []int{200, 200, 429} {
 		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != want {
 			t.Errorf("request %d: %d, want %d: %s", i+1, r.status, want, r.body)
 		}
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("three requests with Redis hanging took %v", d)
+}
+
+// TestServeReplayRedisStuck: with --redis stuck (it accepts connections and never
+// answers), the replay ledger cannot answer, so a signed state-changing request is refused
+// with 503 service_unavailable and Retry-After, and creates nothing; reads are answered;
+// /metrics counts the refusal.
+func TestServeReplayRedisStuck(t *testing.T) {
+	t.Parallel()
+	dsn := storetest.SQLiteDSN(t)
+	secret, key := secSigner(t, dsn)
+	s := startServe(t, dsn, "--redis", "redis://"+hangingRedis(t)+"/0", "--admin-addr", "127.0.0.1:0")
+
+	body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
+	ts := time.Now().Unix()
+	r := secCall(t, http.DefaultClient, "POST", s.base+"/webhooks", key, strings.NewReader(body),
+		signedHeaders(secret, ts, "POST", "/webhooks", body))
+	if r.status != 503 || r.code != "service_unavailable" || r.header.Get("Retry-After") != strconv.Itoa(httpapi.ReplayRetryAfter) {
+		t.Errorf("signed subscription with Redis stuck: %d Retry-After %q %s, want 503 service_unavailable with Retry-After %d",
+			r.status, r.header.Get("Retry-After"), r.body, httpapi.ReplayRetryAfter)
 	}
+	r = secCall(t, http.DefaultClient, "GET", s.base+"/webhooks", key, nil, signedHeaders(secret, ts, "GET", "/webhooks", ""))
+	if r.status != 200 || strings.Contains(r.body, `"id"`) {
+		t.Errorf("subscriptions (a read) with Redis stuck: %d %s, want 200 and none", r.status, r.body)
+	}
+	m := metricsAt.FindStringSubmatch(s.out.String())
+	if m == nil {
+		t.Fatalf("no metrics address printed:\n%s", s.out.String())
+	}
+	if text := secCall(t, http.DefaultClient, "GET", m[1], "", nil, nil).body; !strings.Contains(text, "tradewind_replay_ledger_failures_total 1\n") {
+		t.Errorf("/metrics does not count the refusal:\n%s", text)
+	}
+}
+
+// secSigner creates the partner "signer", which signs its requests, and returns its
+// signing secret and a new test key of it.
+func secSigner(t *testing.T, dsn string) (secret, key string) {
+	t.Helper()
+	var p struct {
+		SigningSecret string `json:"signing_secret"`
+	}
+	mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
+	var k struct{ Key string }
+	mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+	return p.SigningSecret, k.Key
+}
+
+// signedHeaders returns the JSON content type and the signature headers of a request to
+// the partner API path signed at ts.
+func signedHeaders(secret string, ts int64, method, path, body string) map[string]string {
+	return map[string]string{"Content-Type": "application/json", "X-Partner-Timestamp": strconv.FormatInt(ts, 10),
+		"X-Partner-Signature": security.SignRequest(secret, ts, method, httpapi.Prefix+path, []byte(body))}
 }
 
 // TestServeGracefulShutdown starts a request, shuts the server down while its body is
@@ -372,7 +427,9 @@ func TestServePlainHTTPRefused(t *testing.T) {
 
 // TestServeReplayRefusedAcrossServers runs two servers on one database, with and without
 // --redis: a signed webhook subscription accepted by one is refused as a replay by the
-// other, as serve wires it.
+// other, as serve wires it. A ledger too slow to answer (Redis under load) refuses a
+// request with 503, never accepts it: the first request is then signed afresh and sent
+// again, the replay sent again as it was.
 func TestServeReplayRefusedAcrossServers(t *testing.T) {
 	t.Parallel()
 	for name, extra := range map[string][]string{
@@ -382,26 +439,73 @@ func TestServeReplayRefusedAcrossServers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dsn := storetest.SQLiteDSN(t)
-			var p struct {
-				SigningSecret string `json:"signing_secret"`
-			}
-			mustJSON(t, dsn, &p, "partner", "create", "--name", "signer", "--require-signature")
-			var k struct{ Key string }
-			mustJSON(t, dsn, &k, "key", "issue", "--partner", "signer", "--mode", "test")
+			secret, key := secSigner(t, dsn)
 			a, b := startServe(t, dsn, extra...), startServe(t, dsn, extra...)
 
 			body := `{"url":"https://hooks.signer.example/tw","event_types":["booking.cancelled"]}`
-			target := httpapi.Prefix + "/webhooks"
-			ts := time.Now().Unix()
-			h := map[string]string{"Content-Type": "application/json", "X-Partner-Timestamp": strconv.FormatInt(ts, 10),
-				"X-Partner-Signature": security.SignRequest(p.SigningSecret, ts, "POST", target, []byte(body))}
-			if r := secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 201 {
+			var h map[string]string
+			start := time.Now().Unix()
+			r := untilAnswered(t, func(attempt int) secResponse {
+				// A new timestamp makes a new signature: the refused one may be recorded.
+				h = signedHeaders(secret, start+int64(attempt), "POST", "/webhooks", body)
+				return secCall(t, http.DefaultClient, "POST", a.base+"/webhooks", key, strings.NewReader(body), h)
+			})
+			if r.status != 201 {
 				t.Fatalf("signed subscription: %d %s", r.status, r.body)
 			}
-			if r := secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", k.Key, strings.NewReader(body), h); r.status != 401 ||
-				r.code != "signature_invalid" || !strings.Contains(r.body, "replayed") {
+			r = untilAnswered(t, func(int) secResponse {
+				return secCall(t, http.DefaultClient, "POST", b.base+"/webhooks", key, strings.NewReader(body), h)
+			})
+			if r.status != 401 || r.code != "signature_invalid" || !strings.Contains(r.body, "replayed") {
 				t.Errorf("the replay on the other server: %d %s", r.status, r.body)
 			}
 		})
+	}
+}
+
+// untilAnswered calls send (with attempts 0, 1, …) until it is answered otherwise than
+// 503 service_unavailable, at most 20 times, and returns the last answer.
+func untilAnswered(t *testing.T, send func(attempt int) secResponse) secResponse {
+	t.Helper()
+	var r secResponse
+	for attempt := range 20 {
+		if r = send(attempt); r.status != 503 {
+			return r
+		}
+		if r.code != "service_unavailable" || r.header.Get("Retry-After") == "" {
+			t.Fatalf("503 without service_unavailable and Retry-After: %v %s", r.header, r.body)
+		}
+	}
+	return r
+}
+
+// TestServeRedisClientTimeouts: the --redis client waits at most 200 ms for a pooled
+// connection, to connect (once), to write and to read, so that a stuck Redis answers in
+// milliseconds (the rate limiter fails open, the replay ledger closed); a URL's own
+// settings win.
+func TestServeRedisClientTimeouts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		url                     string
+		dial, read, write, pool time.Duration
+		dialerRetries           int
+	}{
+		{"redis://127.0.0.1:1/0", redisTimeout, redisTimeout, redisTimeout, redisTimeout, 1},
+		{"redis://127.0.0.1:1/0?dial_timeout=1s&read_timeout=2s&write_timeout=3s&pool_timeout=4s", time.Second, 2 * time.Second,
+			3 * time.Second, 4 * time.Second, 1},
+	} {
+		c := &serveCmd{Redis: tt.url}
+		srv := newServer(c)
+		rdb, err := c.redisClient(nil, srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := rdb.Options()
+		if o.DialTimeout != tt.dial || o.ReadTimeout != tt.read || o.WriteTimeout != tt.write || o.PoolTimeout != tt.pool ||
+			o.DialerRetries != tt.dialerRetries || o.MaxRetries > 0 {
+			t.Errorf("%s: dial %v read %v write %v pool %v dialer retries %d retries %d", tt.url, o.DialTimeout, o.ReadTimeout,
+				o.WriteTimeout, o.PoolTimeout, o.DialerRetries, o.MaxRetries)
+		}
+		rdb.Close()
 	}
 }

@@ -66,9 +66,9 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	acts, rows, err := cityItems[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, dest,
-		func(ids []int64) (map[int64][]store.InventoryRow, error) {
-			return rowsByUnit(ctx, s.Store, store.InventoryQuery{Kind: tradewind.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
+	acts, rows, err := cityItems[catalog.Activity](ctx, s.reads(), tradewind.ProductActivity, dest,
+		func(ids []int64) (map[int64][]DayStock, error) {
+			return rowsByUnit(ctx, s.reads(), store.InventoryQuery{Kind: tradewind.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
 		})
 	if err != nil {
 		return nil, meta, err
@@ -116,7 +116,7 @@ func (s *Service) Activity(ctx context.Context, c *Caller, id int64) (*ActivityR
 	if err := c.RequireProduct(tradewind.ProductActivity); err != nil {
 		return nil, err
 	}
-	a, err := getItem[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, id)
+	a, err := getItem[catalog.Activity](ctx, s.reads(), tradewind.ProductActivity, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Activity")
 	}
@@ -165,11 +165,11 @@ func (s *Service) ActivityAvailability(ctx context.Context, c *Caller, req *Acti
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	a, err := getItem[catalog.Activity](ctx, s.Store, tradewind.ProductActivity, req.ActivityID)
+	a, err := getItem[catalog.Activity](ctx, s.reads(), tradewind.ProductActivity, req.ActivityID)
 	if err != nil {
 		return nil, mapNotFound(err, "Activity")
 	}
-	left, err := unitFreeOn(ctx, s.Store, tradewind.UnitActivity, a.ID, req.Date)
+	left, err := unitFreeOn(ctx, s.reads(), tradewind.UnitActivity, a.ID, req.Date)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (activityProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
-func (activityProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+func (activityProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	a, err := getItem[catalog.Activity](ctx, db, tradewind.ProductActivity, q.ActivityID)
 	if err != nil {
 		return nil, quoteNotFound(err, "activity %d does not exist", q.ActivityID)

@@ -44,9 +44,9 @@ func TestLargestAmountsFitInt64(t *testing.T) {
 
 	// Hotel: every night at the cap, the largest market, maxNights nights of maxRooms rooms,
 	// summed per night and multiplied by rooms as roomOffer does.
-	rows := make([]store.InventoryRow, maxNights)
+	rows := make([]DayStock, maxNights)
 	for i := range rows {
-		rows[i] = store.InventoryRow{Kind: tradewind.UnitRoom, Capacity: maxRooms, Price: catalog.MaxAmount}
+		rows[i] = dayStock(store.InventoryRow{Kind: tradewind.UnitRoom, Capacity: maxRooms, Price: catalog.MaxAmount})
 	}
 	night, ok := stayTotal(rows, maxNights, maxRooms, func(net int64) int64 {
 		return con.MarketLine(net, catalog.MaxMarketBP)

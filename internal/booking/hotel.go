@@ -92,7 +92,7 @@ func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
 
 // roomOffer prices a room type for a stay from its inventory rows (one per night,
 // ordered), or reports that it does not fit the party or is not available.
-func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st hotelStay, c pricing.Contract) (int64, bool) {
+func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay, c pricing.Contract) (int64, bool) {
 	if !st.fits(r) {
 		return 0, false
 	}
@@ -102,7 +102,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []store.InventoryRow, st 
 }
 
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
-func hotelRows(ctx context.Context, db store.Querier, hotelIDs []int64, st hotelStay) (map[int64][]store.InventoryRow, error) {
+func hotelRows(ctx context.Context, db Reads, hotelIDs []int64, st hotelStay) (map[int64][]DayStock, error) {
 	return stayRows(ctx, db, tradewind.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
 }
 
@@ -122,8 +122,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	hotels, byRoom, err := cityItems[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, dest,
-		func(ids []int64) (map[int64][]store.InventoryRow, error) { return hotelRows(ctx, s.Store, ids, st) })
+	hotels, byRoom, err := cityItems[catalog.Hotel](ctx, s.reads(), tradewind.ProductHotel, dest,
+		func(ids []int64) (map[int64][]DayStock, error) { return hotelRows(ctx, s.reads(), ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}
@@ -193,7 +193,7 @@ func (s *Service) Hotel(ctx context.Context, c *Caller, id int64) (*HotelRecord,
 	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
 		return nil, err
 	}
-	h, err := getItem[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, id)
+	h, err := getItem[catalog.Hotel](ctx, s.reads(), tradewind.ProductHotel, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Hotel")
 	}
@@ -268,11 +268,11 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	h, err := getItem[catalog.Hotel](ctx, s.Store, tradewind.ProductHotel, req.HotelID)
+	h, err := getItem[catalog.Hotel](ctx, s.reads(), tradewind.ProductHotel, req.HotelID)
 	if err != nil {
 		return nil, mapNotFound(err, "Hotel")
 	}
-	byRoom, err := hotelRows(ctx, s.Store, []int64{h.ID}, st)
+	byRoom, err := hotelRows(ctx, s.reads(), []int64{h.ID}, st)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
-func (hotelProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	h, err := getItem[catalog.Hotel](ctx, db, tradewind.ProductHotel, q.HotelID)
 	if err != nil {
 		return nil, quoteNotFound(err, "hotel %d does not exist", q.HotelID)

@@ -1,11 +1,11 @@
 package booking
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -59,20 +59,42 @@ func destination(p *problems, dest, city string) string {
 	return dest
 }
 
-// sortByPrice orders items cheapest first: those in the partner's credit currency
-// first (the only ones it can book), then the others by currency and price, since
-// amounts in different currencies do not compare.
-func sortByPrice[T any](items []T, currency string, price func(T) money.Amount) {
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := price(items[i]), price(items[j])
-		if (a.Currency == currency) != (b.Currency == currency) {
-			return a.Currency == currency
+// cheapestFirst returns the indexes of items cheapest first: those in the partner's
+// credit currency first (the only ones it can book), then the others by currency and
+// price, since amounts in different currencies do not compare; equal prices keep their
+// order (by id). It sorts small keys, not the items.
+func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount) []int {
+	type key struct {
+		other    bool // not in the credit currency
+		currency string
+		minor    int64
+		i        int
+	}
+	keys := make([]key, len(items))
+	for i, it := range items {
+		a := price(it)
+		keys[i] = key{a.Currency != currency, a.Currency, a.Minor, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.other != b.other {
+			if a.other {
+				return 1
+			}
+			return -1
 		}
-		if a.Currency != b.Currency {
-			return a.Currency < b.Currency
+		if c := cmp.Compare(a.currency, b.currency); c != 0 {
+			return c
 		}
-		return a.Minor < b.Minor
+		if c := cmp.Compare(a.minor, b.minor); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	order := make([]int, len(keys))
+	for i, k := range keys {
+		order[i] = k.i
+	}
+	return order
 }
 
 // orEmpty returns l, or an empty list for nil, so that JSON shows [] rather than null.
@@ -109,63 +131,55 @@ func seatShortage(name string, left int, date string, seats int) error {
 		name, left, date, seats)
 }
 
-// decodeItem decodes a stored catalog item into its catalog type.
-func decodeItem[T any](it *store.Item) (*T, error) {
-	var v T
-	if err := json.Unmarshal(it.Data, &v); err != nil {
-		return nil, fmt.Errorf("%s %d: %w", it.Kind, it.ID, err)
-	}
-	return &v, nil
-}
-
-// getItem loads and decodes one catalog item; store.ErrNotFound when it is missing.
-func getItem[T any](ctx context.Context, db store.Querier, kind tradewind.ProductType, id int64) (*T, error) {
-	it, err := db.ItemGet(ctx, kind, id)
+// getItem reads one catalog item; store.ErrNotFound when it is missing.
+func getItem[T any](ctx context.Context, db Reads, kind tradewind.ProductType, id int64) (*T, error) {
+	v, err := db.Item(ctx, kind, id)
 	if err != nil {
 		return nil, err
 	}
-	return decodeItem[T](it)
+	return asItem[T](kind, id, v)
 }
 
-// cityItems loads and decodes the items of a kind in a city (case-insensitive), by id,
-// and what inventory reads of them by their ids: what every search starts from.
-func cityItems[T, I any](ctx context.Context, db store.Querier, kind tradewind.ProductType, city string,
+// asItem is v, an item DecodeItem decoded, as its catalog type.
+func asItem[T any](kind tradewind.ProductType, id int64, v any) (*T, error) {
+	t, ok := v.(*T)
+	if !ok {
+		return nil, fmt.Errorf("%s %d: decoded as %T: %w", kind, id, v, store.ErrCorrupt)
+	}
+	return t, nil
+}
+
+// cityItems reads the items of a kind in a city (case-insensitive), by id, and what
+// inventory reads of them by their ids: what every search starts from.
+func cityItems[T, I any](ctx context.Context, db Reads, kind tradewind.ProductType, city string,
 	inventory func(ids []int64) (I, error)) ([]*T, I, error) {
 	var inv I
-	items, err := db.ItemListByCity(ctx, kind, cityKey(city))
+	items, err := db.CityItems(ctx, kind, cityKey(city))
 	if err != nil {
 		return nil, inv, err
 	}
 	out := make([]*T, 0, len(items))
 	ids := make([]int64, 0, len(items))
-	for _, it := range items {
-		v, err := decodeItem[T](it)
+	for _, d := range items {
+		it, err := asItem[T](kind, d.ID, d.Value)
 		if err != nil {
 			return nil, inv, err
 		}
-		out = append(out, v)
-		ids = append(ids, it.ID)
+		out = append(out, it)
+		ids = append(ids, d.ID)
 	}
 	inv, err = inventory(ids)
 	return out, inv, err
 }
 
-// rowsByUnit loads the inventory rows q selects, grouped by unit, each unit's days in order.
-func rowsByUnit(ctx context.Context, db store.Querier, q store.InventoryQuery) (map[int64][]store.InventoryRow, error) {
-	rows, err := db.InventoryList(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	byUnit := map[int64][]store.InventoryRow{}
-	for _, r := range rows {
-		byUnit[r.UnitID] = append(byUnit[r.UnitID], r)
-	}
-	return byUnit, nil
+// rowsByUnit reads the days q selects, grouped by unit, each unit's days in order.
+func rowsByUnit(ctx context.Context, db Reads, q store.InventoryQuery) (map[int64][]DayStock, error) {
+	return db.Stock(ctx, q)
 }
 
 // stayRows loads the nights of a stay (check_in .. check_out−1) of the units of a kind
 // (rooms, spaces) of the given items, grouped by unit.
-func stayRows(ctx context.Context, db store.Querier, kind tradewind.UnitKind, itemIDs []int64, checkIn, checkOut string) (map[int64][]store.InventoryRow, error) {
+func stayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemIDs []int64, checkIn, checkOut string) (map[int64][]DayStock, error) {
 	from, to := nightRange(checkIn, checkOut)
 	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: kind, ItemIDs: itemIDs, From: from, To: to})
 }
@@ -173,34 +187,39 @@ func stayRows(ctx context.Context, db store.Querier, kind tradewind.UnitKind, it
 // free is what an inventory row can still sell.
 func free(r store.InventoryRow) int { return max(r.Capacity-r.Sold, 0) }
 
+// dayStock is what an inventory row offers, as searches read it.
+func dayStock(r store.InventoryRow) DayStock {
+	return DayStock{Day: r.Day, Free: free(r), Price: r.Price}
+}
+
 // freeOn is what a unit can still sell on its one selected day: 0 when the day is not
 // on sale (no row).
-func freeOn(rows []store.InventoryRow) int {
+func freeOn(rows []DayStock) int {
 	if len(rows) == 0 {
 		return 0
 	}
-	return free(rows[0])
+	return rows[0].Free
 }
 
 // unitFreeOn reads what one unit can still sell on one day.
-func unitFreeOn(ctx context.Context, db store.Querier, kind tradewind.UnitKind, unitID int64, day string) (int, error) {
-	rows, err := db.InventoryList(ctx, store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
+func unitFreeOn(ctx context.Context, db Reads, kind tradewind.UnitKind, unitID int64, day string) (int, error) {
+	rows, err := db.Stock(ctx, store.InventoryQuery{Kind: kind, UnitIDs: []int64{unitID}, From: day, To: day})
 	if err != nil {
 		return 0, err
 	}
-	return freeOn(rows), nil
+	return freeOn(rows[unitID]), nil
 }
 
 // stayTotal prices the nights of a stay from their inventory rows (one per night, in
 // order), each night needing quantity free units and priced by line; false when a
 // night is missing or lacks the units.
-func stayTotal(rows []store.InventoryRow, nights, quantity int, line func(net int64) int64) (int64, bool) {
+func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64) (int64, bool) {
 	if len(rows) != nights {
 		return 0, false
 	}
 	var total int64
 	for _, r := range rows {
-		if free(r) < quantity {
+		if r.Free < quantity {
 			return 0, false
 		}
 		total += line(r.Price)
@@ -209,11 +228,15 @@ func stayTotal(rows []store.InventoryRow, nights, quantity int, line func(net in
 }
 
 // cheapestPage orders search hits cheapest first, those in the caller's credit currency
-// first (see sortByPrice), and returns page pg of them with its meta.
+// first (see cheapestFirst), and returns page pg of them with its meta.
 func cheapestPage[T any](hits []T, c *Caller, price func(T) money.Amount, pg Page) ([]T, PageMeta) {
-	sortByPrice(hits, c.Partner.Currency, price)
+	order := cheapestFirst(hits, c.Partner.Currency, price)
 	from, to := pg.window(len(hits))
-	return hits[from:to], pg.meta(len(hits))
+	page := make([]T, 0, to-from)
+	for _, i := range order[from:to] {
+		page = append(page, hits[i])
+	}
+	return page, pg.meta(len(hits))
 }
 
 // party is the people of a per-person quote. Adults and children take a seat;

@@ -85,11 +85,11 @@ func (o *pkgOption) departureRef() *int64 {
 // packageInventory is the seat inventory of some packages over a window: departure
 // seats by departure id and open-package seats by package id.
 type packageInventory struct {
-	departures, days map[int64][]store.InventoryRow
+	departures, days map[int64][]DayStock
 }
 
 // loadPackageInventory reads the seats of the given packages on days from..to.
-func loadPackageInventory(ctx context.Context, db store.Querier, ids []int64, from, to string) (inv packageInventory, err error) {
+func loadPackageInventory(ctx context.Context, db Reads, ids []int64, from, to string) (inv packageInventory, err error) {
 	q := store.InventoryQuery{Kind: tradewind.UnitDeparture, ItemIDs: ids, From: from, To: to}
 	if inv.departures, err = rowsByUnit(ctx, db, q); err != nil {
 		return inv, err
@@ -104,13 +104,13 @@ func (inv packageInventory) options(p *catalog.Package) []pkgOption {
 	var out []pkgOption
 	if p.Kind == catalog.PackageOpen {
 		for _, r := range inv.days[p.ID] {
-			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: free(r), unitKind: tradewind.UnitPackageDay, unitID: p.ID})
+			out = append(out, pkgOption{date: r.Day, prices: *p.Pricing, left: r.Free, unitKind: tradewind.UnitPackageDay, unitID: p.ID})
 		}
 		return out
 	}
 	for _, d := range p.Departures {
 		if rows := inv.departures[d.ID]; len(rows) > 0 {
-			out = append(out, departureOption(d, free(rows[0])))
+			out = append(out, departureOption(d, rows[0].Free))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].date < out[j].date })
@@ -152,8 +152,10 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	pkgs, inv, err := cityItems[catalog.Package](ctx, s.Store, tradewind.ProductPackage, dest,
-		func(ids []int64) (packageInventory, error) { return loadPackageInventory(ctx, s.Store, ids, from, to) })
+	pkgs, inv, err := cityItems[catalog.Package](ctx, s.reads(), tradewind.ProductPackage, dest,
+		func(ids []int64) (packageInventory, error) {
+			return loadPackageInventory(ctx, s.reads(), ids, from, to)
+		})
 	if err != nil {
 		return nil, meta, err
 	}
@@ -242,7 +244,7 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 	if err := c.RequireProduct(tradewind.ProductPackage); err != nil {
 		return nil, err
 	}
-	p, err := getItem[catalog.Package](ctx, s.Store, tradewind.ProductPackage, id)
+	p, err := getItem[catalog.Package](ctx, s.reads(), tradewind.ProductPackage, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Package")
 	}
@@ -267,7 +269,7 @@ func (s *Service) Package(ctx context.Context, c *Caller, id int64) (rec *Packag
 		}
 		return rec, nil
 	}
-	inv, err := loadPackageInventory(ctx, s.Store, []int64{p.ID}, today, last)
+	inv, err := loadPackageInventory(ctx, s.reads(), []int64{p.ID}, today, last)
 	if err != nil {
 		return nil, err
 	}
@@ -336,11 +338,11 @@ func (s *Service) PackageAvailability(ctx context.Context, c *Caller, req *Packa
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	pkg, err := getItem[catalog.Package](ctx, s.Store, tradewind.ProductPackage, req.PackageID)
+	pkg, err := getItem[catalog.Package](ctx, s.reads(), tradewind.ProductPackage, req.PackageID)
 	if err != nil {
 		return nil, mapNotFound(err, "Package")
 	}
-	o, addons, err := packageChoice(ctx, s.Store, pkg, req.DepartureID, req.TravelDate, req.AddonIDs, badRequest)
+	o, addons, err := packageChoice(ctx, s.reads(), pkg, req.DepartureID, req.TravelDate, req.AddonIDs, badRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +397,7 @@ func quoteRejected(reason string) error { return invalidQuote("%s.", reason) }
 
 // packageChoice resolves the option and add-ons a request names on pkg and reads the
 // option's seats left. A travel date outside an open package's travel_dates has 0 seats.
-func packageChoice(ctx context.Context, db store.Querier, pkg *catalog.Package, departureID int64, travelDate string,
+func packageChoice(ctx context.Context, db Reads, pkg *catalog.Package, departureID int64, travelDate string,
 	addonIDs []int64, reject rejectFunc) (*pkgOption, []catalog.Addon, error) {
 	o, err := packageOption(pkg, departureID, travelDate, reject)
 	if err != nil {
@@ -487,7 +489,7 @@ func (packageProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
-func (packageProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+func (packageProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	pkg, err := getItem[catalog.Package](ctx, db, tradewind.ProductPackage, q.PackageID)
 	if err != nil {
 		return nil, quoteNotFound(err, "package %d does not exist", q.PackageID)

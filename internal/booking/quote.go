@@ -74,7 +74,7 @@ type product interface {
 	validate(q *QuoteRequest, today time.Time) problems
 	// price prices a valid quote for the caller; 422 invalid_quote when the item is
 	// unknown, does not fit the party or is not available.
-	price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error)
+	price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error)
 }
 
 // products holds the product types that can be quoted and booked, one entry each.
@@ -182,7 +182,7 @@ func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *Quo
 	if err != nil {
 		return nil, err
 	}
-	pq, err := p.price(ctx, db, c, q)
+	pq, err := p.price(ctx, StoreReads{Q: db}, c, q) // from the store, never the read model: it is what is sold
 	if err != nil {
 		return nil, err
 	}

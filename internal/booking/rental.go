@@ -68,7 +68,7 @@ func validateRentalStay(p *problems, checkIn, checkOut string, guests int, today
 
 // spaceOffer prices a space for a stay from its inventory rows (one per night, in
 // order), or reports that it does not take the guests or is not free every night.
-func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c pricing.Contract) (int64, bool) {
+func spaceOffer(sp *catalog.Space, rows []DayStock, st rentalStay, c pricing.Contract) (int64, bool) {
 	if !st.fits(sp) {
 		return 0, false
 	}
@@ -76,7 +76,7 @@ func spaceOffer(sp *catalog.Space, rows []store.InventoryRow, st rentalStay, c p
 }
 
 // spaceRows loads the stay's nights of the spaces of the given rentals, by space.
-func spaceRows(ctx context.Context, db store.Querier, rentalIDs []int64, st rentalStay) (map[int64][]store.InventoryRow, error) {
+func spaceRows(ctx context.Context, db Reads, rentalIDs []int64, st rentalStay) (map[int64][]DayStock, error) {
 	return stayRows(ctx, db, tradewind.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
 }
 
@@ -94,8 +94,8 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	rentals, bySpace, err := cityItems[catalog.Rental](ctx, s.Store, tradewind.ProductRental, dest,
-		func(ids []int64) (map[int64][]store.InventoryRow, error) { return spaceRows(ctx, s.Store, ids, st) })
+	rentals, bySpace, err := cityItems[catalog.Rental](ctx, s.reads(), tradewind.ProductRental, dest,
+		func(ids []int64) (map[int64][]DayStock, error) { return spaceRows(ctx, s.reads(), ids, st) })
 	if err != nil {
 		return nil, meta, err
 	}
@@ -146,7 +146,7 @@ func (s *Service) Rental(ctx context.Context, c *Caller, id int64) (*RentalRecor
 	if err := c.RequireProduct(tradewind.ProductRental); err != nil {
 		return nil, err
 	}
-	r, err := getItem[catalog.Rental](ctx, s.Store, tradewind.ProductRental, id)
+	r, err := getItem[catalog.Rental](ctx, s.reads(), tradewind.ProductRental, id)
 	if err != nil {
 		return nil, mapNotFound(err, "Rental")
 	}
@@ -193,7 +193,7 @@ type RentalAvailability struct {
 }
 
 // spaceOffers lists the spaces of r free for the stay and taking its guests, cheapest first.
-func spaceOffers(r *catalog.Rental, bySpace map[int64][]store.InventoryRow, st rentalStay, c pricing.Contract) []SpaceOffer {
+func spaceOffers(r *catalog.Rental, bySpace map[int64][]DayStock, st rentalStay, c pricing.Contract) []SpaceOffer {
 	offers := []SpaceOffer{}
 	for i := range r.Spaces {
 		sp := &r.Spaces[i]
@@ -219,11 +219,11 @@ func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *Rental
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	r, err := getItem[catalog.Rental](ctx, s.Store, tradewind.ProductRental, req.RentalID)
+	r, err := getItem[catalog.Rental](ctx, s.reads(), tradewind.ProductRental, req.RentalID)
 	if err != nil {
 		return nil, mapNotFound(err, "Rental")
 	}
-	bySpace, err := spaceRows(ctx, s.Store, []int64{r.ID}, st)
+	bySpace, err := spaceRows(ctx, s.reads(), []int64{r.ID}, st)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
-func (rentalProduct) price(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	r, err := getItem[catalog.Rental](ctx, db, tradewind.ProductRental, q.RentalID)
 	if err != nil {
 		return nil, quoteNotFound(err, "rental %d does not exist", q.RentalID)

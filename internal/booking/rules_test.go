@@ -168,14 +168,14 @@ func TestPartyPricing(t *testing.T) {
 
 func TestStayTotal(t *testing.T) {
 	t.Parallel()
-	night := func(day string, capacity, sold int, price int64) store.InventoryRow {
-		return store.InventoryRow{Day: day, Capacity: capacity, Sold: sold, Price: price}
+	night := func(day string, capacity, sold int, price int64) DayStock {
+		return dayStock(store.InventoryRow{Day: day, Capacity: capacity, Sold: sold, Price: price})
 	}
 	double := func(net int64) int64 { return 2 * net }
-	rows := []store.InventoryRow{night("2026-03-10", 3, 1, 100), night("2026-03-11", 2, 0, 150)}
+	rows := []DayStock{night("2026-03-10", 3, 1, 100), night("2026-03-11", 2, 0, 150)}
 	for _, c := range []struct {
 		name     string
-		rows     []store.InventoryRow
+		rows     []DayStock
 		nights   int
 		quantity int
 		total    int64
@@ -184,7 +184,7 @@ func TestStayTotal(t *testing.T) {
 		{"every night free", rows, 2, 2, 500, true},
 		{"a night lacks the units", rows, 2, 3, 0, false},
 		{"a night is missing", rows[:1], 2, 1, 0, false},
-		{"oversold row counts as none free", []store.InventoryRow{night("2026-03-10", 1, 2, 100)}, 1, 1, 0, false},
+		{"oversold row counts as none free", []DayStock{night("2026-03-10", 1, 2, 100)}, 1, 1, 0, false},
 	} {
 		total, ok := stayTotal(c.rows, c.nights, c.quantity, double)
 		if total != c.total || ok != c.ok {

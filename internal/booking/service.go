@@ -36,6 +36,9 @@ type Service struct {
 	Store  store.Store
 	Clock  tradewind.Clock
 	Logger *slog.Logger
+	// Reads is what searches, availability and catalog records read (reads.go): nil
+	// reads the store; serve sets the read model (internal/readmodel).
+	Reads Reads
 	// WebhookAllowPrivate accepts subscriptions to loopback and private hosts and plain
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool

@@ -35,7 +35,7 @@ func PartnerGuards(svc *booking.Service, trust security.ProxyTrust, limiter rate
 }
 
 // PartnerGuardsWithLedger is PartnerGuards recording signatures in ledger (Redis, with
-// --redis).
+// --redis), refusing state-changing signed requests with 503 while it cannot answer.
 func PartnerGuardsWithLedger(svc *booking.Service, trust security.ProxyTrust, limiter ratelimit.Limiter, ledger replay.Ledger) []Guard {
 	return []Guard{IPAllowlist(trust), MutualTLS(trust), Signature(svc), NoReplay(ledger), RateLimit(limiter)}
 }
@@ -118,12 +118,18 @@ func Signature(svc *booking.Service) Guard {
 // server whose clock runs behind another's still finds it.
 const replayMargin = time.Minute
 
+// ReplayRetryAfter is the Retry-After, in seconds, of a signed state-changing request
+// refused because the replay ledger could not answer.
+const ReplayRetryAfter = 1
+
 // NoReplay returns the guard that accepts a verified signature of a state-changing
 // request (book, cancel, webhook create and delete) once: the same signature seen again
 // while it could still verify is 401 signature_invalid, on every server sharing ledger.
-// It runs after Signature; requests of partners that do not sign, and reads, pass.
+// When ledger cannot answer, the request is refused with 503 service_unavailable and
+// Retry-After (fail closed; replay.Monitor logs and counts it). It runs after Signature;
+// requests of partners that do not sign, and reads, pass without asking ledger.
 func NoReplay(ledger replay.Ledger) Guard {
-	return func(_ http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
+	return func(w http.ResponseWriter, r *http.Request, c *booking.Caller, _ []byte) error {
 		if !c.Partner.RequireSignature || infoFrom(r.Context()).effect != stateChanging {
 			return nil
 		}
@@ -137,7 +143,12 @@ func NoReplay(ledger replay.Ledger) Guard {
 		expires := time.Unix(ts, 0).Add(security.DefaultMaxSkew + replayMargin)
 		first, err := ledger.First(r.Context(), c.Partner.ID, sig, expires)
 		if err != nil {
-			return fmt.Errorf("replay check of partner %d: %w", c.Partner.ID, err)
+			// Fail closed: the ledger may hold this signature (Redis can time out after
+			// recording it), and nothing else knows it. The retry must be signed afresh.
+			w.Header().Set(HeaderRetryAfter, strconv.Itoa(ReplayRetryAfter))
+			return tradewind.Errorf(tradewind.ECodeUnavailable,
+				"Signed requests that change state cannot be checked for replays right now; nothing was changed. Retry after %d seconds, signed afresh with a new %s.",
+				ReplayRetryAfter, security.HeaderTimestamp)
 		}
 		if !first {
 			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,

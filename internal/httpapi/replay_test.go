@@ -7,8 +7,11 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
@@ -160,35 +163,95 @@ func TestSignatureReplayTwoServers(t *testing.T) {
 	t.Run("redis", func(t *testing.T) {
 		t.Parallel()
 		secNamespace(t) // fails the test when Redis is not up
-		ledger := func(env *apitest.Env) replay.Ledger {
-			return replay.WithFallback(replay.NewRedis(secRedis(t, nil), env.Clock.Now), replay.NewStore(env.Store, env.Clock.Now),
-				slog.New(slog.DiscardHandler), env.Clock.Now)
-		}
 		a := apitest.New(t, pg, func(cfg *httpapi.Config) {
 			cfg.Guards = httpapi.PartnerGuardsWithLedger(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now),
 				replay.NewRedis(secRedis(t, nil), cfg.Clock.Now))
 		})
 		a.Import(apitest.Catalog())
 		s := newSigner(t, a)
-		checkReplays(t, a, secondServer(t, a, ledger(a)), s)
+		checkReplays(t, a, secondServer(t, a, replay.NewRedis(secRedis(t, nil), a.Clock.Now)), s)
 	})
 }
 
-// TestSignatureReplayRedisDown: while Redis is unreachable, the database records the
-// signatures, and a replay is still refused.
+// TestSignatureReplayRedisDown: while Redis, the replay ledger, is unreachable, every
+// signed state-changing request is refused with 503 service_unavailable and Retry-After
+// and changes nothing (no booking, no inventory, no Idempotency-Key, no subscription);
+// reads are unaffected; the outage is logged once, without the signature, and counted.
+// Once Redis answers, the requests signed afresh are accepted, and replays refused.
 func TestSignatureReplayRedisDown(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		var sw redisSwitch // down
+		var failures atomic.Int64
 		env := apitest.New(t, o, func(cfg *httpapi.Config) {
-			ledger := replay.WithFallback(replay.NewRedis(secRedis(t, sw.dial), cfg.Clock.Now), replay.NewStore(cfg.Store, cfg.Clock.Now),
-				cfg.Logger, cfg.Clock.Now)
+			ledger := replay.Monitor(replay.NewRedis(secRedis(t, sw.dial), cfg.Clock.Now), cfg.Logger, cfg.Clock.Now,
+				func() { failures.Add(1) })
 			cfg.Guards = httpapi.PartnerGuardsWithLedger(cfg.Service, security.ProxyTrust{}, ratelimit.NewMemory(cfg.Clock.Now), ledger)
 		})
 		env.Import(apitest.Catalog())
 		s := newSigner(t, env)
-		checkReplays(t, env, env, s)
-		if !strings.Contains(env.LogText(), "replay records unavailable in Redis") {
-			t.Error("the Redis outage was not logged")
+		bookBody := withGuest(hotelQuote(1, 2, 1, 1))
+		hook := webhookBody("https://hooks.signer.example/tw", "booking.cancelled")
+
+		var sent []string // the signatures of the refused requests
+		for _, change := range []struct {
+			method, path string
+			body         any
+			header       map[string]string
+		}{
+			{"POST", "/bookings", bookBody, map[string]string{"Idempotency-Key": "down-1"}},
+			{"POST", "/bookings/HTL-UNKNOWN/cancel", map[string]any{"reason": "plans changed"}, nil},
+			{"POST", "/webhooks", hook, nil},
+			{"DELETE", "/webhooks/1", nil, nil},
+		} {
+			res, h := s.signed(env, change.method, change.path, change.body, change.header)
+			res.Expect(t, http.StatusServiceUnavailable, "service_unavailable")
+			if ra := res.Header.Get("Retry-After"); ra != strconv.Itoa(httpapi.ReplayRetryAfter) {
+				t.Errorf("%s %s: Retry-After %q, want %d", change.method, change.path, ra, httpapi.ReplayRetryAfter)
+			}
+			sent = append(sent, h["X-Partner-Signature"])
+		}
+		if sold := soldOf(t, env, apitest.RoomDouble, apitest.Day(1)); sold != 0 {
+			t.Errorf("%d rooms sold by a refused booking, want 0", sold)
+		}
+		// Reads need no ledger: they answer as usual, and show nothing was created.
+		res, _ := s.signed(env, "GET", "/bookings", nil, nil)
+		if res.Expect(t, 200, ""); strings.Contains(string(res.Data), `"reference"`) {
+			t.Errorf("bookings after a refused booking: %s", res.Data)
+		}
+		res, _ = s.signed(env, "GET", "/webhooks", nil, nil)
+		if res.Expect(t, 200, ""); strings.Contains(string(res.Data), `"id"`) {
+			t.Errorf("subscriptions after a refused creation: %s", res.Data)
+		}
+		s.signed(env, "GET", "/meta/ping", nil, nil)
+		search := map[string]any{"destination": "Lisbon", "check_in": apitest.Day(10), "check_out": apitest.Day(12), "adults": 2}
+		res, _ = s.signed(env, "POST", "/hotels/search", search, nil)
+		res.Expect(t, 200, "")
+		res, _ = s.signed(env, "POST", "/bookings/prebook", hotelQuote(3, 4, 1, 1), nil)
+		res.Expect(t, 200, "")
+
+		logs := env.LogText()
+		if n := strings.Count(logs, "replay ledger unavailable"); n != 1 {
+			t.Errorf("the outage was logged %d times, want once (at most one warning per 30 s):\n%s", n, logs)
+		}
+		for _, sig := range sent {
+			if strings.Contains(strings.ToLower(logs), sig) {
+				t.Errorf("a signature was logged:\n%s", logs)
+			}
+		}
+		if n := failures.Load(); n != 4 {
+			t.Errorf("%d failures counted, want 4", n)
+		}
+
+		// Redis back: the booking signed afresh, with the same Idempotency-Key, is created
+		// (201, not a replay of anything), and its replay is refused.
+		sw.up.Store(true)
+		env.Clock.Advance(time.Second)
+		res, h := s.signed(env, "POST", "/bookings", bookBody, map[string]string{"Idempotency-Key": "down-1"})
+		res.Expect(t, http.StatusCreated, "")
+		raw, _ := json.Marshal(bookBody)
+		expectReplayRefused(t, "a booking after the outage", s.send(env, "POST", "/bookings", string(raw), h))
+		if !strings.Contains(env.LogText(), "replay ledger available again") {
+			t.Error("the recovery was not logged")
 		}
 	})
 }

@@ -55,6 +55,9 @@ type Config struct {
 	ClientAddr func(r *http.Request) netip.Addr
 	// BookingCreated, when set, is called once for every booking created (not for replays).
 	BookingCreated func(b *booking.BookingView)
+	// Ready, when set, tells /readyz whether the server is ready beyond its database
+	// (serve: the read model is built); its error is the status shown.
+	Ready func() error
 }
 
 // Server is the partner API's HTTP handler.
@@ -115,14 +118,28 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz answers when the database is reachable.
+// readyz answers when the database is reachable and Config.Ready agrees.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.cfg.Store.Ping(ctx); err != nil {
-		s.logger.WarnContext(r.Context(), "readiness check failed", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
-		return
+	Readyz(s.cfg.Store, s.cfg.Ready, s.logger)(w, r)
+}
+
+// Readyz returns the /readyz handler: 200 when st answers and ready (when set) returns
+// nil, else 503 with the reason; serve's admin listener serves it too.
+func Readyz(st store.Store, ready func() error, logger *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if ready != nil {
+			if err := ready(); err != nil {
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": err.Error()})
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := st.Ping(ctx); err != nil {
+			logger.WarnContext(r.Context(), "readiness check failed", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

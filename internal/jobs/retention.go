@@ -26,6 +26,10 @@ type Retention struct {
 	RequestLogsTest time.Duration
 	RequestLogsLive time.Duration
 	UsageCounters   time.Duration
+	// Changes is how long the read model's change feed keeps a change after it was
+	// sequenced; a server stopped for longer rebuilds its model at start anyway, and a
+	// running one reads the feed every 200 ms (docs/readmodel.md).
+	Changes time.Duration
 }
 
 // DefaultRetention is the documented retention.
@@ -39,6 +43,7 @@ var DefaultRetention = Retention{
 	RequestLogsTest:  7 * 24 * time.Hour,
 	RequestLogsLive:  30 * 24 * time.Hour,
 	UsageCounters:    400 * 24 * time.Hour, // a year of charts and the same days a year before
+	Changes:          time.Hour,
 }
 
 // Retention deletes run in batches of BatchSize rows, one transaction each, so that no
@@ -123,5 +128,6 @@ func RetentionJobs(c RetentionConfig) []Job {
 		})
 	}
 	add("usage_counters", r.UsageCounters, store.Querier.UsagePrune)
+	add("changes", r.Changes, store.Querier.ChangePrune)
 	return out
 }

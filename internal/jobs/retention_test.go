@@ -29,7 +29,7 @@ func TestRetentionJobs(t *testing.T) {
 			}
 		}
 		want := []string{"retention.events", "retention.subscriptions", "retention.prebooks", "retention.idempotency", "retention.signing_secrets",
-			"retention.signature_replays", "retention.request_logs_test", "retention.request_logs_live", "retention.usage_counters"}
+			"retention.signature_replays", "retention.request_logs_test", "retention.request_logs_live", "retention.usage_counters", "retention.changes"}
 		if got := r.Jobs(); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("jobs = %v, want %v", got, want)
 		}
@@ -51,6 +51,12 @@ func TestRetentionJobs(t *testing.T) {
 				Data: []byte(`{}`), CreatedAt: at}); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := st.ItemPut(ctx, &store.Item{Kind: tradewind.ProductHotel, ID: int64(i + 1), CityKey: "x", Data: []byte(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.InTx(ctx, func(q store.Querier) error { _, err := q.ChangeSequence(ctx, at, 10); return err }); err != nil {
+				t.Fatal(err)
+			}
 		}
 		count := func(table string) int {
 			var n int
@@ -64,6 +70,9 @@ func TestRetentionJobs(t *testing.T) {
 		r.RunDue(ctx)
 		if count("signature_replays") != 0 { // expired on day 0..4, kept a minute after
 			t.Fatalf("after 5 days: signature_replays %d, want 0", count("signature_replays"))
+		}
+		if count("changes") != 0 { // sequenced on day 0..4, kept an hour after
+			t.Fatalf("after 5 days: changes %d, want 0", count("changes"))
 		}
 		if count("prebooks") != 1 || count("idempotency_keys") != 5 || count("events") != 5 {
 			t.Fatalf("after 5 days: prebooks %d, idempotency %d, events %d; want 1, 5, 5", count("prebooks"), count("idempotency_keys"), count("events"))
@@ -81,7 +90,7 @@ func TestRetentionJobs(t *testing.T) {
 			t.Fatalf("after 34 days: events %d, idempotency %d, prebooks %d; want none", count("events"), count("idempotency_keys"), count("prebooks"))
 		}
 		if deleted["retention.events"] != 5 || deleted["retention.prebooks"] != 5 || deleted["retention.idempotency"] != 5 ||
-			deleted["retention.signature_replays"] != 5 {
+			deleted["retention.signature_replays"] != 5 || deleted["retention.changes"] != 5 {
 			t.Errorf("deleted = %v", deleted)
 		}
 	})

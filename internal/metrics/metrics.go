@@ -23,6 +23,7 @@ type Recorder struct {
 	credit   *prometheus.CounterVec
 	webhooks *prometheus.CounterVec
 	paused   prometheus.Counter
+	replay   prometheus.Counter
 }
 
 // WebhookObserver is what the webhook dispatcher reports each delivery attempt to;
@@ -64,8 +65,12 @@ func New(reg prometheus.Registerer) *Recorder {
 			Name: "tradewind_webhook_subscriptions_auto_paused_total",
 			Help: "Webhook subscriptions paused automatically because every delivery failed for 3 days.",
 		}),
+		replay: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tradewind_replay_ledger_failures_total",
+			Help: "Signed state-changing requests refused with 503 because the replay ledger (Redis with --redis, else the database) could not answer.",
+		}),
 	}
-	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks, r.paused)
+	reg.MustRegister(r.requests, r.latency, r.bookings, r.credit, r.webhooks, r.paused, r.replay)
 	return r
 }
 
@@ -104,9 +109,47 @@ func (r *Recorder) WebhookDelivery(ok bool) {
 // SubscriptionsAutoPaused records n subscriptions paused because their deliveries failed.
 func (r *Recorder) SubscriptionsAutoPaused(n int) { r.paused.Add(float64(n)) }
 
+// ReplayLedgerFailed records one signed state-changing request refused because the
+// replay ledger could not answer.
+func (r *Recorder) ReplayLedgerFailed() { r.replay.Inc() }
+
 // Handler serves the metrics gathered by g in the Prometheus text format.
 func Handler(g prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+}
+
+// ReadModel is what the read model reports (*readmodel.Model implements it).
+type ReadModel interface {
+	Ready() bool
+	// Lag is how far the model may be behind the database.
+	Lag() time.Duration
+	// Applied counts the changes of the feed applied since start.
+	Applied() int64
+}
+
+// RegisterReadModel registers the read model's gauges in reg, read at each scrape:
+// tradewind_readmodel_lag_seconds (the bound to watch: alert well under 1 s),
+// tradewind_readmodel_ready and tradewind_readmodel_changes_applied_total.
+func RegisterReadModel(reg prometheus.Registerer, m ReadModel) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tradewind_readmodel_lag_seconds",
+			Help: "How far the read model may be behind the database: seconds since the start of its last successful poll of the change feed (everything committed before it is applied); 0 until built.",
+		}, func() float64 { return m.Lag().Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tradewind_readmodel_ready",
+			Help: "1 once the read model is built (searches read it), 0 while it loads (searches read the database).",
+		}, func() float64 {
+			if m.Ready() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tradewind_readmodel_changes_applied_total",
+			Help: "Changes of the change feed the read model applied since the server started.",
+		}, func() float64 { return float64(m.Applied()) }),
+	)
 }
 
 // RequestLogStats are the request log's counts that /metrics shows (reqlog.Stats).

@@ -44,6 +44,8 @@ func TestRecorder(t *testing.T) {
 	rec.WebhookDelivery(false)
 	rec.WebhookDelivery(false)
 	rec.SubscriptionsAutoPaused(2)
+	rec.ReplayLedgerFailed()
+	rec.ReplayLedgerFailed()
 
 	text := scrape(t, reg)
 	for _, want := range []string{
@@ -58,6 +60,7 @@ func TestRecorder(t *testing.T) {
 		`tradewind_webhook_deliveries_total{result="delivered"} 1`,
 		`tradewind_webhook_deliveries_total{result="failed"} 2`,
 		`tradewind_webhook_subscriptions_auto_paused_total 2`,
+		`tradewind_replay_ledger_failures_total 2`,
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("metrics lack %s\n%s", want, text)

@@ -1,14 +1,14 @@
 // Package replay remembers the signatures of state-changing requests for as long as they
 // verify, so that a captured signed request is accepted once (decisions.md, "Request
-// signing"). The record is shared by every server: in the database (Store) or in Redis
-// (Redis, with the database as its fallback while Redis is unreachable).
+// signing"). The record is shared by every server: in the database (Store) or, with
+// --redis, in Redis (Redis) alone. A ledger that cannot answer fails closed: the request is
+// refused (503), never accepted unchecked, since a record it holds is known nowhere else.
 package replay
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -81,45 +81,59 @@ func (r *Redis) First(ctx context.Context, partnerID int64, signature []byte, ex
 	return ok, nil
 }
 
-// fallback is the Ledger returned by WithFallback.
-type fallback struct {
-	primary, secondary Ledger
-	logger             *slog.Logger
-	now                func() time.Time
-
-	mu       sync.Mutex
-	lastWarn time.Time
-}
-
-// warnEvery is the least time between two "primary unavailable" warnings.
+// warnEvery is the least time between two "ledger unavailable" warnings.
 const warnEvery = 30 * time.Second
 
-// WithFallback returns a ledger that records in primary (Redis) and, when primary fails,
-// in secondary (the database), so that the protection holds during a Redis outage; a
-// signature recorded in Redis before the outage is not known to the database, which is
-// the one gap. Outages are logged at most every 30 s. Errors after the caller's context
-// ended are returned as they are.
-func WithFallback(primary, secondary Ledger, logger *slog.Logger, now func() time.Time) Ledger {
-	return &fallback{primary: primary, secondary: secondary, logger: logger, now: now}
+// monitor is the Ledger returned by Monitor.
+type monitor struct {
+	ledger Ledger
+	logger *slog.Logger
+	now    func() time.Time
+	failed func()
+
+	mu       sync.Mutex
+	down     bool      // the last answer was a failure
+	lastWarn time.Time // when the last warning was logged (zero: never)
+	unwarned int       // failures since that warning
 }
 
-func (f *fallback) First(ctx context.Context, partnerID int64, signature []byte, expires time.Time) (bool, error) {
-	ok, err := f.primary.First(ctx, partnerID, signature, expires)
-	if err == nil || ctx.Err() != nil {
+// Monitor returns ledger with its failures made visible: each failure (not one after the
+// caller's context ended: a client that hung up is no outage) calls failed, when not nil,
+// and is logged as a warning at most once per 30 s on the clock now, with the number of
+// failures since the previous warning; the first answer after a failure is logged at info
+// level. Errors are returned as they are: the caller refuses the request (fails closed).
+// Nothing of the signature is logged.
+func Monitor(ledger Ledger, logger *slog.Logger, now func() time.Time, failed func()) Ledger {
+	return &monitor{ledger: ledger, logger: logger, now: now, failed: failed}
+}
+
+func (m *monitor) First(ctx context.Context, partnerID int64, signature []byte, expires time.Time) (bool, error) {
+	ok, err := m.ledger.First(ctx, partnerID, signature, expires)
+	if err != nil && ctx.Err() != nil {
 		return ok, err
 	}
-	f.mu.Lock()
-	warn := f.lastWarn.IsZero() || f.now().Sub(f.lastWarn) >= warnEvery
-	if warn {
-		f.lastWarn = f.now()
+	m.mu.Lock()
+	wasDown := m.down
+	m.down = err != nil
+	warn, count := false, 0
+	if err != nil {
+		m.unwarned++
+		if now := m.now(); m.lastWarn.IsZero() || now.Sub(m.lastWarn) >= warnEvery {
+			warn, count, m.lastWarn, m.unwarned = true, m.unwarned, now, 0
+		}
 	}
-	f.mu.Unlock()
-	if warn {
-		f.logger.WarnContext(ctx, "replay records unavailable in Redis; using the database", "err", err)
+	m.mu.Unlock()
+	switch {
+	case err != nil:
+		if m.failed != nil {
+			m.failed()
+		}
+		if warn {
+			m.logger.WarnContext(ctx, "replay ledger unavailable: signed state-changing requests are refused with 503 until it answers",
+				"failures", count, "err", err)
+		}
+	case wasDown:
+		m.logger.InfoContext(ctx, "replay ledger available again")
 	}
-	ok, err2 := f.secondary.First(ctx, partnerID, signature, expires)
-	if err2 != nil {
-		return false, errors.Join(err, err2)
-	}
-	return ok, nil
+	return ok, err
 }

@@ -152,6 +152,7 @@ type Subscription struct {
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
+	ChangeQuerier     // changes.go
 	PortalQuerier     // portal.go
 	RequestLogQuerier // reqlog.go
 

@@ -50,6 +50,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"PrebookPrune":       exercisePrebookPrune,
 		"IdempotencyPrune":   exerciseIdempotencyPrune,
 		"SigningSecretPrune": exerciseSigningSecretPrune,
+		// The read model's change feed: changes.go.
+		"Changes": exerciseChanges,
 		// The portal: portal.go.
 		"PartnerStatus":        exercisePartnerStatus,
 		"PortalUsers":          exercisePortalUsers,

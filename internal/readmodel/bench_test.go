@@ -1,0 +1,74 @@
+package readmodel_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// benchPair loads 1 000 hotels, 250 activities, 250 rentals and 50 packages in 10
+// cities (about 100 hotels a city) with 60 days of inventory, and builds the model.
+// Answers come from memory: the database (SQLite) only matters to the build.
+func benchPair(b *testing.B) *pair {
+	b.Helper()
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 50, Cities: 10,
+		Days: 60, Seed: 1, Start: apitest.Start})
+	return newPair(b, storetest.Openers()[0], doc)
+}
+
+// bench runs ask against the model's service, b.N times.
+func bench(b *testing.B, ask func(ctx context.Context, s *booking.Service, c *booking.Caller) error) {
+	p := benchPair(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := ask(ctx, p.fast, p.caller); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkModelSearchHotels(b *testing.B) {
+	adults := 2
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, _, err := s.SearchHotels(ctx, c, &booking.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(10),
+			CheckOut: apitest.Day(13), Adults: &adults})
+		return err
+	})
+}
+
+func BenchmarkModelSearchActivities(b *testing.B) {
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, _, err := s.SearchActivities(ctx, c, &booking.ActivitySearchRequest{Destination: "Lisbon", Date: apitest.Day(10)})
+		return err
+	})
+}
+
+func BenchmarkModelSearchRentals(b *testing.B) {
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, _, err := s.SearchRentals(ctx, c, &booking.RentalSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(10),
+			CheckOut: apitest.Day(13)})
+		return err
+	})
+}
+
+func BenchmarkModelSearchPackages(b *testing.B) {
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, _, err := s.SearchPackages(ctx, c, &booking.PackageSearchRequest{Destination: "Lisbon", DateFrom: apitest.Day(10),
+			DateTo: apitest.Day(40)})
+		return err
+	})
+}
+
+func BenchmarkModelHotelAvailability(b *testing.B) {
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, err := s.HotelAvailability(ctx, c, &booking.HotelAvailabilityRequest{HotelID: 1_000_001, CheckIn: apitest.Day(10),
+			CheckOut: apitest.Day(13)})
+		return err
+	})
+}

@@ -1,0 +1,280 @@
+package readmodel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Run polls the change feed every PollInterval, or at once when Kick is called, until ctx
+// ends. A failed poll is logged and retried at the next tick; Lag grows meanwhile.
+func (m *Model) Run(ctx context.Context) {
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-m.kick:
+		}
+		if err := m.Sync(ctx); err != nil && ctx.Err() == nil {
+			m.logger.Warn("read model: poll failed", "err", err)
+		}
+	}
+}
+
+// Kick asks Run to poll now (a write of this server that may have changed the catalog).
+func (m *Model) Kick() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Sync applies every change committed before it was called: after it returns, the model
+// answers as the store did then (unless changed since).
+func (m *Model) Sync(ctx context.Context) error {
+	m.pollMu.Lock()
+	defer m.pollMu.Unlock()
+	if !m.ready.Load() {
+		return errors.New("read model: not built")
+	}
+	start := m.clock.Now()
+	if err := m.sequence(ctx); err != nil {
+		return err
+	}
+	for {
+		list, err := m.st.ChangesAfter(ctx, m.cursor, changeBatch)
+		if err != nil {
+			return err
+		}
+		if len(list) > 0 && list[0].Seq != m.cursor+1 {
+			// Changes were pruned before this server read them (it was stopped for
+			// longer than their retention): nothing says what changed, so reload all.
+			m.logger.Warn("read model: the change feed moved past this server; rebuilding", "cursor", m.cursor, "first", list[0].Seq)
+			return m.build(ctx)
+		}
+		if err := m.apply(ctx, list); err != nil {
+			return err
+		}
+		if len(list) > 0 {
+			m.cursor = list[len(list)-1].Seq
+			m.applied.Add(int64(len(list)))
+		}
+		if len(list) < changeBatch {
+			break
+		}
+	}
+	m.lastSync.Store(start.UnixNano())
+	return nil
+}
+
+// sequence gives positions to the committed changes that have none (a read first, so
+// that a quiet poll takes no write lock).
+func (m *Model) sequence(ctx context.Context) error {
+	for {
+		pending, err := m.st.ChangesUnsequenced(ctx)
+		if err != nil || !pending {
+			return err
+		}
+		var n int
+		if err := m.st.InTx(ctx, func(q store.Querier) (err error) {
+			n, err = q.ChangeSequence(ctx, m.clock.Now(), changeBatch)
+			return err
+		}); err != nil {
+			return fmt.Errorf("sequence changes: %w", err)
+		}
+		if n < changeBatch {
+			return nil
+		}
+	}
+}
+
+// span is the days of an item to reload; whole reloads the item and all its inventory.
+type span struct {
+	whole    bool
+	from, to string
+}
+
+func (s *span) add(c store.Change) {
+	switch {
+	case c.From == "":
+		s.whole = true
+	case s.from == "":
+		s.from, s.to = c.From, c.To
+	default:
+		s.from, s.to = min(s.from, c.From), max(s.to, c.To)
+	}
+}
+
+// apply reloads what changes name: each item once, whole or over the days named.
+func (m *Model) apply(ctx context.Context, changes []store.Change) error {
+	spans := map[tradewind.ProductType]map[int64]*span{}
+	for _, c := range changes {
+		byItem := spans[c.Kind]
+		if byItem == nil {
+			byItem = map[int64]*span{}
+			spans[c.Kind] = byItem
+		}
+		s := byItem[c.ItemID]
+		if s == nil {
+			s = &span{}
+			byItem[c.ItemID] = s
+		}
+		s.add(c)
+	}
+	for kind, byItem := range spans {
+		if m.products[kind] == nil {
+			continue // a kind this version does not know
+		}
+		var whole []int64
+		for id, s := range byItem {
+			if s.whole {
+				whole = append(whole, id)
+				continue
+			}
+			if err := m.reloadDays(ctx, kind, id, s.from, s.to); errors.Is(err, errStale) {
+				whole = append(whole, id)
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := m.reloadItems(ctx, kind, whole); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reloadItems reloads items whole, in batches; an item no longer stored is forgotten.
+func (m *Model) reloadItems(ctx context.Context, kind tradewind.ProductType, ids []int64) error {
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), loadBatch)]
+		ids = ids[len(batch):]
+		items, err := m.st.ItemListByIDs(ctx, kind, batch)
+		if err != nil {
+			return err
+		}
+		found := map[int64]bool{}
+		for _, it := range items {
+			found[it.ID] = true
+		}
+		var gone []int64
+		for _, id := range batch {
+			if !found[id] {
+				gone = append(gone, id)
+			}
+		}
+		loaded, err := m.fetch(ctx, kind, items)
+		if err != nil {
+			return err
+		}
+		m.mu.Lock()
+		for _, x := range loaded {
+			m.put(x)
+		}
+		for _, id := range gone {
+			m.remove(kind, id)
+		}
+		m.mu.Unlock()
+	}
+	return nil
+}
+
+// reloadDays reloads days from..to of an item's units. errStale when the store holds
+// inventory there that the model has no place for (a new unit or day): the caller
+// reloads the item whole.
+func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id int64, from, to string) error {
+	m.mu.RLock()
+	known := m.products[kind].byID[id] != nil
+	m.mu.RUnlock()
+	if !known {
+		return errStale
+	}
+	var rows []store.InventoryRow
+	for _, uk := range unitKinds[kind] {
+		r, err := m.st.InventoryList(ctx, store.InventoryQuery{Kind: uk, ItemIDs: []int64{id}, From: from, To: to})
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	lo, hi := dayNumber(from), dayNumber(to)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	x := m.products[kind].byID[id]
+	if x == nil {
+		return errStale
+	}
+	byKey := make(map[unitKey]*unit, len(x.units))
+	for _, u := range x.units {
+		byKey[u.key] = u
+	}
+	for _, r := range rows {
+		u := byKey[unitKey{tradewind.UnitKind(r.Kind), r.UnitID}]
+		if u == nil {
+			return errStale
+		}
+		if d := dayNumber(r.Day) - u.first; d < 0 || int(d) >= len(u.free) {
+			return errStale
+		}
+		if u.wide == nil && (r.Price < math.MinInt32 || r.Price > math.MaxInt32) {
+			return errStale // the item is reloaded with wide prices
+		}
+	}
+	// Every row fits: clear the days (a row gone is no inventory), then write them.
+	for _, u := range x.units {
+		for d := max(lo, u.first); d <= min(hi, u.first+int32(len(u.free))-1); d++ {
+			u.free[d-u.first] = -1
+		}
+	}
+	for _, r := range rows {
+		u := byKey[unitKey{tradewind.UnitKind(r.Kind), r.UnitID}]
+		d := dayNumber(r.Day) - u.first
+		u.free[d] = int32(max(r.Capacity-r.Sold, 0))
+		u.setPrice(d, r.Price) // fits: checked above
+	}
+	return nil
+}
+
+// Touched applies the days a claim or release of this server changed, once its
+// transaction committed: the server's own writes show in its next read. The change
+// feed brings the same change again, which reloads the same truth.
+func (m *Model) Touched(ctx context.Context, claims []store.Claim) {
+	if !m.ready.Load() {
+		return
+	}
+	for _, c := range claims {
+		kind := productOf(c.Kind)
+		m.mu.RLock()
+		u := m.units[unitKey{c.Kind, c.UnitID}]
+		m.mu.RUnlock()
+		if u == nil {
+			m.Kick()
+			continue
+		}
+		if err := m.reloadDays(ctx, kind, u.itemID, c.From, c.To); err != nil {
+			if !errors.Is(err, errStale) {
+				m.logger.Warn("read model: reload after a write failed; the next poll applies it", "err", err)
+			}
+			m.Kick()
+		}
+	}
+}
+
+// String describes the model for logs.
+func (m *Model) String() string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	n := 0
+	for _, idx := range m.products {
+		n += len(idx.byID)
+	}
+	return fmt.Sprintf("read model: %d items, %d units, change %d", n, len(m.units), m.cursor)
+}

@@ -1,0 +1,103 @@
+package readmodel
+
+import (
+	"context"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+var _ booking.Reads = (*Model)(nil)
+
+// storeReads is what answers until the model is built: the store, as without a model.
+func (m *Model) storeReads() booking.StoreReads { return booking.StoreReads{Q: m.st} }
+
+// CityItems implements booking.Reads: the city's items of a kind, by id. The cost is
+// the city's items, whatever the size of the catalog.
+func (m *Model) CityItems(ctx context.Context, kind tradewind.ProductType, city string) ([]booking.Decoded, error) {
+	if !m.ready.Load() {
+		return m.storeReads().CityItems(ctx, kind, city)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	idx := m.products[kind]
+	if idx == nil {
+		return nil, nil
+	}
+	list := idx.byCity[city]
+	out := make([]booking.Decoded, len(list))
+	for i, x := range list {
+		out[i] = booking.Decoded{ID: x.id, Value: x.value}
+	}
+	return out, nil
+}
+
+// Item implements booking.Reads.
+func (m *Model) Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error) {
+	if !m.ready.Load() {
+		return m.storeReads().Item(ctx, kind, id)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if idx := m.products[kind]; idx != nil {
+		if x := idx.byID[id]; x != nil {
+			return x.value, nil
+		}
+	}
+	return nil, store.ErrNotFound
+}
+
+// Stock implements booking.Reads: the days of the units q names (by item or by unit),
+// each unit's in order, as InventoryList would return them. The cost is the units asked
+// for times the days asked for.
+func (m *Model) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]booking.DayStock, error) {
+	if !m.ready.Load() {
+		return m.storeReads().Stock(ctx, q)
+	}
+	from, to := dayNumber(q.From), dayNumber(q.To)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var units []*unit
+	if len(q.ItemIDs) > 0 {
+		if idx := m.products[productOf(q.Kind)]; idx != nil {
+			for _, id := range q.ItemIDs {
+				if x := idx.byID[id]; x != nil {
+					units = append(units, x.units...)
+				}
+			}
+		}
+	} else {
+		for _, id := range q.UnitIDs {
+			if u := m.units[unitKey{q.Kind, id}]; u != nil {
+				units = append(units, u)
+			}
+		}
+	}
+	// Two passes: the days asked of every unit first, so that one array holds them all.
+	span := func(u *unit) (int32, int32) { return max(from, u.first), min(to, u.first+int32(len(u.free))-1) }
+	n := 0
+	for _, u := range units {
+		if lo, hi := span(u); u.key.kind == q.Kind && lo <= hi {
+			n += int(hi - lo + 1)
+		}
+	}
+	buf := make([]booking.DayStock, 0, n)
+	out := make(map[int64][]booking.DayStock, len(units))
+	for _, u := range units {
+		lo, hi := span(u)
+		if u.key.kind != q.Kind || lo > hi {
+			continue
+		}
+		start := len(buf)
+		for d := lo; d <= hi; d++ {
+			if f := u.free[d-u.first]; f >= 0 {
+				buf = append(buf, booking.DayStock{Day: m.days.name(d), Free: int(f), Price: u.priceAt(d - u.first)})
+			}
+		}
+		if len(buf) > start {
+			out[u.key.id] = buf[start:len(buf):len(buf)]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// exerciseChanges: the read model's change feed. Every write to an item or its
+// inventory, through any store method, leaves a change naming the item (and the days),
+// sequenced only once committed; a rolled-back write leaves none.
+func exerciseChanges(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	var after int64
+	// next sequences what committed and returns the changes since the last call, as
+	// "kind:item:from..to", sorted and without duplicates.
+	next := func() []string {
+		t.Helper()
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			_, err := q.ChangeSequence(ctx, now, 10000)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if pending, err := s.ChangesUnsequenced(ctx); err != nil || pending {
+			t.Fatalf("ChangesUnsequenced after sequencing = %v, %v", pending, err)
+		}
+		list, err := s.ChangesAfter(ctx, after, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range list {
+			if c.Seq <= after {
+				t.Fatalf("change %d returned after %d", c.Seq, after)
+			}
+			after = c.Seq
+			out = append(out, fmt.Sprintf("%s:%d:%s..%s", c.Kind, c.ItemID, c.From, c.To))
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	want := func(what string, got []string, w ...string) {
+		t.Helper()
+		if !slices.Equal(got, w) {
+			t.Fatalf("%s: changes %q, want %q", what, got, w)
+		}
+	}
+	if last, err := s.ChangeLast(ctx); err != nil || last != 0 {
+		t.Fatalf("ChangeLast of an empty feed = %d, %v", last, err)
+	}
+	if _, err := s.ItemPut(ctx, &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"id":7}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ItemPutMany(ctx, []*store.Item{{Kind: tradewind.ProductActivity, ID: 8, CityKey: "porto", Data: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	want("items", next(), "activity:8:..", "hotel:7:..")
+
+	// Inventory written in bulk (the import writes its item too; only the inventory here).
+	var rows []store.InventoryRow
+	for d := 1; d <= 2500; d++ { // past the COPY threshold on PostgreSQL
+		day := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d%400).Format(tradewind.DateLayout)
+		rows = append(rows, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: int64(100 + d/400), ItemID: 7, Day: day, Capacity: 2, Price: 100})
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, rows) }); err != nil {
+		t.Fatal(err)
+	}
+	next() // SQLite records no inserted day (the import's item row covers it); PostgreSQL does
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryPut(ctx, rows[:3]) }); err != nil {
+		t.Fatal(err)
+	}
+	got := next()
+	if len(got) == 0 || got[0] != "hotel:7:2027-01-02..2027-01-02" && got[0] != "hotel:7:2027-01-02..2027-01-04" {
+		t.Fatalf("inventory put: changes %q", got)
+	}
+
+	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 100, From: "2027-01-10", To: "2027-01-11", Quantity: 1}
+	if ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	got = next()
+	if !slices.Equal(got, []string{"hotel:7:2027-01-10..2027-01-10", "hotel:7:2027-01-11..2027-01-11"}) &&
+		!slices.Equal(got, []string{"hotel:7:2027-01-10..2027-01-11"}) {
+		t.Fatalf("claim: changes %q", got)
+	}
+	if err := s.InventoryRelease(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); len(got) == 0 {
+		t.Fatal("release: no change")
+	}
+
+	// A rolled-back write leaves no change; an uncommitted one is not sequenced.
+	_ = s.InTx(ctx, func(q store.Querier) error {
+		if _, err := q.InventoryClaim(ctx, claim); err != nil {
+			return err
+		}
+		return fmt.Errorf("roll back")
+	})
+	want("rolled back", next())
+
+	last, err := s.ChangeLast(ctx)
+	if err != nil || last != after {
+		t.Fatalf("ChangeLast = %d, %v; want %d", last, err, after)
+	}
+	first, err := s.ChangeFirst(ctx)
+	if err != nil || first != 1 {
+		t.Fatalf("ChangeFirst = %d, %v", first, err)
+	}
+	// Retention: changes sequenced before the cut are deleted, at most Limit at a time.
+	if n, err := s.ChangePrune(ctx, store.PruneParams{Before: now, Limit: 100}); err != nil || n != 0 {
+		t.Fatalf("prune before the sequencing = %d, %v", n, err)
+	}
+	if n, err := s.ChangePrune(ctx, store.PruneParams{Before: now.Add(time.Second), Limit: 2}); err != nil || n != 2 {
+		t.Fatalf("prune = %d, %v", n, err)
+	}
+	if first, err := s.ChangeFirst(ctx); err != nil || first != 3 {
+		t.Fatalf("ChangeFirst after prune = %d, %v", first, err)
+	}
+
+	// ItemListPage pages through one kind by id.
+	for id := int64(20); id < 25; id++ {
+		if _, err := s.ItemPut(ctx, &store.Item{Kind: tradewind.ProductHotel, ID: id, CityKey: "faro", Data: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := s.ItemListPage(ctx, tradewind.ProductHotel, 7, 3)
+	if err != nil || len(page) != 3 || page[0].ID != 20 || page[2].ID != 22 || page[0].CityKey != "faro" {
+		t.Fatalf("ItemListPage = %v, %v", page, err)
+	}
+}
