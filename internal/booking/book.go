@@ -410,7 +410,7 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 	if reason == "" {
 		reason = "cancelled_by_partner"
 	}
-	b, err := s.end(ctx, ending{partnerID: c.Partner.ID, reference: reference, reason: reason, from: cancellable})
+	b, err := s.end(ctx, ending{partnerID: c.Partner.ID, reference: reference, reason: reason, from: cancellable, testOnly: c.Console})
 	if err != nil {
 		return nil, err
 	}
@@ -430,6 +430,7 @@ type ending struct {
 	reason    string                    // the cancel_reason stored and sent
 	note      string                    // when not empty, travels with the booking.cancelled event
 	from      []tradewind.BookingStatus // the stored states the booking may be ended from
+	testOnly  bool                      // a test console call: a live booking is refused
 }
 
 // end cancels a booking in one transaction: status, inventory, credit and the
@@ -443,6 +444,10 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 		b, err := tx.BookingGetByReference(ctx, e.partnerID, e.reference)
 		if err != nil {
 			return mapNotFound(err, "Booking")
+		}
+		if e.testOnly && !b.Test {
+			return tradewind.Errorf(tradewind.ECodeNotCancellable,
+				"Booking %s is a live booking: the test console never cancels one. Cancel it from its page in the portal or with a live key.", b.Reference)
 		}
 		now := s.now()
 		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {

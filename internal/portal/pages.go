@@ -27,6 +27,7 @@ type Overview struct {
 	Bookings30d     int
 	PendingBookings int
 	FailingHooks    []*store.Subscription // endpoints with a failed delivery in the last 24 hours
+	Requests        RequestFigures        // from the usage counters
 }
 
 // Overview gathers the Overview page for the member's partner in mode.
@@ -55,6 +56,9 @@ func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) 
 		return nil, err
 	}
 	o.PendingBookings += onRequest
+	if o.Requests, err = s.requestFigures(ctx, p.ID, mode); err != nil {
+		return nil, err
+	}
 	failed, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, Status: store.DeliveryFailed, Limit: 200})
 	if err != nil {
 		return nil, err

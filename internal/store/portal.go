@@ -184,6 +184,10 @@ type PortalQuerier interface {
 	CreditLedgerList(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
 	// BookingCount counts the bookings matching f (its Limit and Before ignored).
 	BookingCount(ctx context.Context, f BookingFilter) (int, error)
+	// BookingDaily sums the bookings matching f (its Limit and Before ignored) by UTC
+	// day of creation and currency: how many, and their total price. By day, then
+	// currency; one row per day and currency that has bookings.
+	BookingDaily(ctx context.Context, f BookingFilter) ([]BookingDay, error)
 	// EventListByBooking returns the partner's events about the booking, oldest first.
 	EventListByBooking(ctx context.Context, partnerID int64, reference string) ([]*EventRow, error)
 	// EventGet returns the partner's event. ErrNotFound, also for another partner's.
@@ -198,6 +202,14 @@ type PortalQuerier interface {
 	SubscriptionRollSecret(ctx context.Context, partnerID, id int64, next string, now, from time.Time) error
 	// SubscriptionGet returns the partner's active subscription. ErrNotFound.
 	SubscriptionGet(ctx context.Context, partnerID, id int64) (*Subscription, error)
+}
+
+// BookingDay is the bookings created on one UTC day in one currency.
+type BookingDay struct {
+	Day      time.Time // UTC midnight
+	Currency string
+	Count    int64
+	Value    int64 // total price, minor units
 }
 
 // EventRow is a stored event.

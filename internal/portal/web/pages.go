@@ -39,6 +39,7 @@ type creditPage struct {
 	Partner *tradewind.Partner
 	Entries []*store.LedgerEntry
 	Next    int64
+	Usage   *usageView
 }
 
 func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
@@ -46,9 +47,16 @@ func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Me
 	if err != nil {
 		return err
 	}
+	mode := portal.Mode(r.URL.Query().Get("mode")) // the usage charts' side; the ledger is live only
+	days, _ := strconv.Atoi(r.URL.Query().Get("days"))
+	days = portal.UsagePeriod(days)
+	usage, err := s.portal.Usage(r.Context(), m, mode, days)
+	if err != nil {
+		return err
+	}
 	page := creditPage{Partner: m.Partner, // loaded with the session on every request
-		Entries: entries, Next: next}
-	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit", Member: m, Nav: "credit", Data: page})
+		Entries: entries, Next: next, Usage: newUsageView(usage, days)}
+	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit and usage", Member: m, Nav: "credit", Mode: string(mode), Data: page})
 }
 
 func (s *Server) keyList(w http.ResponseWriter, r *http.Request, m *portal.Member) error {

@@ -35,6 +35,7 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
 	},
+	UTCDay:           func(column string) string { return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	CopyFrom:         copyFrom,
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,

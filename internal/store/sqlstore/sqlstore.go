@@ -38,6 +38,8 @@ type Dialect struct {
 	// JSONListHas is a condition true when the JSON array of strings in column holds
 	// the text parameter param (e.g. "$1"): how a list column is searched.
 	JSONListHas func(column, param string) string
+	// UTCDay is an expression of the UTC date of the time column, as text YYYY-MM-DD.
+	UTCDay func(column string) string
 	// BeforeAnalyze, when set, runs on the connection of ANALYZE just before it (SQLite:
 	// a sampling limit, without which ANALYZE reads every row of every index).
 	BeforeAnalyze string

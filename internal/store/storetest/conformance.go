@@ -59,6 +59,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"PortalInvitations":    exercisePortalInvitations,
 		"Throttle":             exerciseThrottle,
 		"Audit":                exerciseAudit,
+		"BookingDaily":         exerciseBookingDaily, // usage.go
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
 		// The credit ledger and TOTP steps: ledger.go.
