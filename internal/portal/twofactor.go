@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base32"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -209,11 +208,12 @@ func (s *Service) SignInCode(ctx context.Context, challenge, code string, c Cred
 	}
 	usedRecovery := false
 	if !ok {
+		// Used up in one atomic store call: two sign-ins racing with one code get one session.
 		h := HashToken(strings.ToLower(strings.TrimSpace(code)))
-		if i := slices.Index(u.RecoveryCodes, h); i >= 0 {
-			u.RecoveryCodes = slices.Delete(u.RecoveryCodes, i, i+1)
-			ok, usedRecovery = true, true
+		if ok, err = s.store.PortalUserRecoveryCodeUse(ctx, u.ID, h); err != nil {
+			return "", nil, err
 		}
+		usedRecovery = ok
 	}
 	if !ok {
 		if _, _, err := s.store.ThrottleHit(ctx, accountKey(inv.Email), now, throttleWindow); err != nil {
@@ -224,12 +224,6 @@ func (s *Service) SignInCode(ctx context.Context, challenge, code string, c Cred
 	}
 	if _, err := s.store.PortalInvitationUse(ctx, HashToken(challenge), now); err != nil {
 		return "", nil, ErrCode // used meanwhile
-	}
-	if usedRecovery {
-		u.UpdatedAt = now
-		if err := s.store.PortalUserUpdate(ctx, u); err != nil {
-			return "", nil, err
-		}
 	}
 	if err := s.store.ThrottleReset(ctx, accountKey(u.Email)); err != nil {
 		return "", nil, err

@@ -120,6 +120,10 @@ type PortalQuerier interface {
 	// accepted, in one conditional statement, only if no code of that step or a later
 	// one was; false when one was (the code is being reused, or an older one played).
 	PortalUserTOTPStepUse(ctx context.Context, userID, step int64) (bool, error)
+	// PortalUserRecoveryCodeUse removes the recovery code of hash hash from the user's
+	// unused codes, atomically: of several sign-ins racing with one code, one gets true.
+	// false when the user has no such code (any more). ErrNotFound for no such user.
+	PortalUserRecoveryCodeUse(ctx context.Context, userID int64, hash string) (bool, error)
 	// PortalUserDelete deletes the partner's user and its sessions. ErrNotFound.
 	PortalUserDelete(ctx context.Context, partnerID, id int64) error
 	// PortalUserCountRole counts the partner's users with role that are not disabled.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,6 +101,34 @@ func (q *queries) PortalUserUpdate(ctx context.Context, u *store.PortalUser) err
 func (q *queries) PortalUserTOTPStepUse(ctx context.Context, userID, step int64) (bool, error) {
 	n, err := q.exec(ctx, `UPDATE portal_users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2`, userID, step)
 	return n == 1, err
+}
+
+func (q *queries) PortalUserRecoveryCodeUse(ctx context.Context, userID int64, hash string) (bool, error) {
+	// Compare and swap on the whole list: a concurrent use (or change) of the codes makes
+	// the UPDATE miss, and the list is read again.
+	for {
+		var stored string
+		err := q.db.QueryRowContext(ctx, `SELECT recovery_codes FROM portal_users WHERE id = $1`, userID).Scan(&stored)
+		if err != nil {
+			return false, q.interpret(err)
+		}
+		codes, err := decodeList[string]("recovery_codes", stored)
+		if err != nil {
+			return false, err
+		}
+		i := slices.Index(codes, hash)
+		if i < 0 {
+			return false, nil
+		}
+		n, err := q.exec(ctx, `UPDATE portal_users SET recovery_codes = $3 WHERE id = $1 AND recovery_codes = $2`,
+			userID, stored, jsonList(slices.Delete(codes, i, i+1)))
+		if err != nil || n == 1 {
+			return n == 1, err
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
 }
 
 func (q *queries) PortalUserDelete(ctx context.Context, partnerID, id int64) error {

@@ -66,6 +66,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"CreditLedger":           exerciseCreditLedger,
 		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
 		"TOTPStep":               exerciseTOTPStep,
+		"RecoveryCodeUse":        exerciseRecoveryCodeUse,
 		// Request logs and usage counters: reqlog.go.
 		"UsageCounters": exerciseUsageCounters,
 		"RequestLogs":   exerciseRequestLogs,

@@ -209,3 +209,32 @@ func exerciseTOTPStep(t *testing.T, s store.Store) {
 		t.Fatalf("step 150 with a new secret = %v, %v; want accepted", ok, err)
 	}
 }
+
+// exerciseRecoveryCodeUse: a recovery code works once, even when many sign-ins race with
+// it, and using one leaves the others.
+func exerciseRecoveryCodeUse(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	u := newPortalUser(t, s, p.ID, "ann@example.com", "owner")
+	u.RecoveryCodes, u.UpdatedAt = []string{"h1", "h2", "h3"}, now
+	if err := s.PortalUserUpdate(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if ok := concurrently(t, 10, nil, func(int) (bool, error) { return s.PortalUserRecoveryCodeUse(ctx, u.ID, "h2") }); ok != 1 {
+		t.Fatalf("one recovery code accepted %d times at once; want once", ok)
+	}
+	for _, c := range []struct {
+		hash string
+		ok   bool
+	}{{"h2", false}, {"nope", false}, {"h3", true}, {"h1", true}, {"h1", false}} {
+		if ok, err := s.PortalUserRecoveryCodeUse(ctx, u.ID, c.hash); err != nil || ok != c.ok {
+			t.Fatalf("use %s = %v, %v; want %v", c.hash, ok, err, c.ok)
+		}
+	}
+	if got, err := s.PortalUserGetByEmail(ctx, u.Email); err != nil || len(got.RecoveryCodes) != 0 {
+		t.Fatalf("codes left: %v, %v", got.RecoveryCodes, err)
+	}
+	if _, err := s.PortalUserRecoveryCodeUse(ctx, 1<<40, "h1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("no such user: %v; want ErrNotFound", err)
+	}
+}
