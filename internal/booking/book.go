@@ -295,11 +295,10 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		}
 		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
 		// booking of the partner needs it: drawn last, the lock is held for one statement
-		// and the commit, not for the whole booking.
-		if !c.Test() {
-			if err := s.drawCredit(ctx, tx, c.Partner.ID, b.CreditDrawn, pq.Currency); err != nil {
-				return err
-			}
+		// and the commit, not for the whole booking. After BookingCreate too, for the
+		// ledger entry's booking id; a refusal rolls the whole transaction back.
+		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
+			return err
 		}
 		created = b
 		return nil
@@ -341,23 +340,6 @@ func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (
 		return nil, nil, err
 	}
 	return pb, &lq.Quote, nil
-}
-
-// drawCredit draws amount from the live credit line or explains the refusal.
-func (s *Service) drawCredit(ctx context.Context, tx store.Querier, partnerID, amount int64, currency string) error {
-	ok, err := tx.CreditDraw(ctx, partnerID, amount)
-	if err != nil || ok {
-		return err
-	}
-	p, err := tx.PartnerGetByID(ctx, partnerID)
-	if err != nil {
-		return err
-	}
-	if p.Blocked {
-		return tradewind.Errorf(tradewind.ECodeCreditBlocked, "The account is on hold; bookings cannot draw credit. Contact the operator.")
-	}
-	return tradewind.Errorf(tradewind.ECodeInsufficientCredit, "The booking of %s exceeds the available credit of %s.",
-		money.Amount{Minor: amount, Currency: currency}, money.Amount{Minor: p.CreditAvailable(), Currency: p.Currency})
 }
 
 func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
@@ -489,10 +471,8 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 				return err
 			}
 		}
-		if b.CreditDrawn > 0 {
-			if err := tx.CreditRelease(ctx, b.PartnerID, b.CreditDrawn); err != nil {
-				return err
-			}
+		if err := s.moveCredit(ctx, tx, b, store.LedgerRelease); err != nil {
+			return err
 		}
 		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, e.reason, now
 		data := bookingEventData(b, now)
