@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tradewind/tradewind/internal/authcache"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
@@ -213,6 +214,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 	srv.ln = ln
 	srv.release = append(srv.release, func() { _ = ln.Close() })
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
+	wireAuthCache(e, st, srv, &cfg)
 	if err := c.wireSecurity(e, svc, srv, &cfg); err != nil {
 		return err
 	}
@@ -231,6 +233,20 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 		return err
 	}
 	return nil
+}
+
+// wireAuthCache serves keys and partners from memory, dropped within a second of a
+// change by any process, and writes the keys' last uses in batches, the last one on
+// shutdown, before the database closes.
+func wireAuthCache(e *env, st *sqlstore.DB, srv *server, cfg *httpapi.Config) {
+	auth := authcache.New(st, e.logger)
+	cfg.Auth = auth
+	stopped := make(chan struct{})
+	srv.workers = append(srv.workers, func(ctx context.Context) {
+		defer close(stopped)
+		auth.Run(ctx)
+	})
+	srv.shutdown = append(srv.shutdown, func() { <-stopped })
 }
 
 // apiURL is the partner API's base URL on its listener.

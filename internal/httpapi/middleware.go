@@ -174,7 +174,7 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 		return nil, errUnauthorized
 	}
 	hash := security.HashKey(key)
-	k, err := s.cfg.Store.KeyGetByHash(ctx, hash)
+	k, err := s.cfg.Auth.KeyGetByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errUnauthorized
 	}
@@ -193,7 +193,7 @@ func (s *Server) callerOf(ctx context.Context, k *tradewind.APIKey) (*booking.Ca
 		s.logger.InfoContext(ctx, "unusable key", "key_id", k.ID, "key_prefix", k.Prefix, "revoked", !k.RevokedAt.IsZero())
 		return nil, errUnauthorized
 	}
-	p, err := s.cfg.Store.PartnerGetByID(ctx, k.PartnerID)
+	p, err := s.cfg.Auth.PartnerGetByID(ctx, k.PartnerID)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +201,7 @@ func (s *Server) callerOf(ctx context.Context, k *tradewind.APIKey) (*booking.Ca
 		s.logger.InfoContext(ctx, "key of a partner that is not active", "key_id", k.ID, "partner_status", p.Status)
 		return nil, errUnauthorized
 	}
+	s.cfg.Auth.KeyUsed(k.ID, s.cfg.Clock.Now())
 	return &booking.Caller{Partner: p, Key: k}, nil
 }
 
