@@ -224,11 +224,22 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}
-	if err := c.wirePortal(e, svc, srv); err != nil {
+	api := httpapi.NewServer(cfg)
+	srv.handler = api
+	// The portal's test console calls the API in-process, through the same handler.
+	if err := c.wirePortal(e, svc, srv, api); err != nil {
 		return err
 	}
-	srv.handler = httpapi.NewServer(cfg)
 	return nil
+}
+
+// apiURL is the partner API's base URL on its listener.
+func (s *server) apiURL() string {
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s%s", scheme, s.ln.Addr(), httpapi.Prefix)
 }
 
 // releaseAll frees what build acquired, last acquired first.
@@ -262,11 +273,7 @@ func (s *server) run(e *env) error {
 	ln := s.ln
 	hs := s.httpServer(e, s.handler)
 	httpapi.ConfigureServer(hs) // header limit and OPTIONS * answered in the envelope
-	scheme := "http"
-	if s.tls {
-		scheme = "https"
-	}
-	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), httpapi.Prefix)
+	url := s.apiURL()
 	if s.demo != nil && s.demo.PortalEmail != "" {
 		s.demo.PortalURL = s.portalURL
 	}

@@ -35,8 +35,10 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
 	},
+	UTCDay:           func(column string) string { return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	CopyFrom:         copyFrom,
 	EventInsertOrder: "inserted",
+	WritableCTE:      true,
 }
 
 // copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the

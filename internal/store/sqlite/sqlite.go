@@ -36,6 +36,8 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
 	},
+	// date() reads the stored text with its offset and answers the UTC date.
+	UTCDay:           func(column string) string { return "date(" + column + ")" },
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",

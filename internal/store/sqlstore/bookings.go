@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"strings"
@@ -218,6 +220,31 @@ func bookingWhere(f store.BookingFilter) (string, []any) {
 		add("id < ?", f.BeforeID)
 	}
 	return where, args
+}
+
+func (q *queries) BookingDaily(ctx context.Context, f store.BookingFilter) ([]store.BookingDay, error) {
+	f.BeforeID = 0
+	where, args := bookingWhere(f)
+	day := q.d.UTCDay("created_at")
+	rows, err := q.db.QueryContext(ctx, `SELECT `+day+`, currency, COUNT(*), SUM(total_price) FROM bookings WHERE `+where+
+		` GROUP BY `+day+`, currency ORDER BY 1, 2`, args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []store.BookingDay
+	for rows.Next() {
+		var d store.BookingDay
+		var day string
+		if err := rows.Scan(&day, &d.Currency, &d.Count, &d.Value); err != nil {
+			return nil, err
+		}
+		if d.Day, err = time.Parse(tradewind.DateLayout, day); err != nil {
+			return nil, store.ErrCorrupt
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 // likeEscape escapes the LIKE wildcards of s with a backslash.

@@ -145,15 +145,22 @@ func (q *queries) int64s(ctx context.Context, query string, args ...any) ([]int6
 	return out, rows.Err()
 }
 
+// The credit moves, each one conditional statement on the partner ($1) and amount ($2);
+// CreditMove (portal.go) also uses them.
+const (
+	creditDraw = `UPDATE partners SET credit_used = credit_used + $2
+		WHERE id = $1 AND NOT blocked AND credit_used + $2 <= credit_limit`
+	creditRelease = `UPDATE partners SET credit_used = CASE WHEN credit_used >= $2 THEN credit_used - $2 ELSE 0 END
+		WHERE id = $1`
+)
+
 func (q *queries) CreditDraw(ctx context.Context, partnerID, amount int64) (bool, error) {
-	n, err := q.exec(ctx, `UPDATE partners SET credit_used = credit_used + $2
-		WHERE id = $1 AND NOT blocked AND credit_used + $2 <= credit_limit`, partnerID, amount)
+	n, err := q.exec(ctx, creditDraw, partnerID, amount)
 	return n == 1, err
 }
 
 func (q *queries) CreditRelease(ctx context.Context, partnerID, amount int64) error {
-	_, err := q.exec(ctx, `UPDATE partners SET credit_used = CASE WHEN credit_used >= $2 THEN credit_used - $2 ELSE 0 END
-		WHERE id = $1`, partnerID, amount)
+	_, err := q.exec(ctx, creditRelease, partnerID, amount)
 	return err
 }
 

@@ -38,6 +38,8 @@ type Dialect struct {
 	// JSONListHas is a condition true when the JSON array of strings in column holds
 	// the text parameter param (e.g. "$1"): how a list column is searched.
 	JSONListHas func(column, param string) string
+	// UTCDay is an expression of the UTC date of the time column, as text YYYY-MM-DD.
+	UTCDay func(column string) string
 	// BeforeAnalyze, when set, runs on the connection of ANALYZE just before it (SQLite:
 	// a sampling limit, without which ANALYZE reads every row of every index).
 	BeforeAnalyze string
@@ -49,6 +51,9 @@ type Dialect struct {
 	// order of columns) into table over the connection of the current transaction
 	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
 	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
+	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
+	// dependent writes into one statement, one round trip.
+	WritableCTE bool
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string

@@ -59,9 +59,13 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"PortalInvitations":    exercisePortalInvitations,
 		"Throttle":             exerciseThrottle,
 		"Audit":                exerciseAudit,
-		"CreditLedger":         exerciseCreditLedger,
+		"BookingDaily":         exerciseBookingDaily, // usage.go
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
+		// The credit ledger and TOTP steps: ledger.go.
+		"CreditLedger":           exerciseCreditLedger,
+		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
+		"TOTPStep":               exerciseTOTPStep,
 		// Request logs and usage counters: reqlog.go.
 		"UsageCounters": exerciseUsageCounters,
 		"RequestLogs":   exerciseRequestLogs,
