@@ -38,6 +38,7 @@ import (
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/readmodel"
+	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/store/postgres"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
@@ -52,6 +53,7 @@ type config struct {
 	readConns, writeConns                 int
 	only                                  string
 	storeReads                            bool
+	requestLog                            string // on or off
 }
 
 func main() {
@@ -71,7 +73,12 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
+	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log")
 	flag.Parse()
+	if c.requestLog != "on" && c.requestLog != "off" {
+		fmt.Fprintln(os.Stderr, "--request-log: want on or off")
+		os.Exit(2)
+	}
 	if err := run(context.Background(), c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "tradewind-bench:", err)
 		os.Exit(1)
@@ -131,7 +138,16 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	authDone := make(chan struct{})
 	go func() { defer close(authDone); auth.Run(authCtx) }()
 	defer func() { stopAuth(); <-authDone }()
-	api := httpapi.NewServer(httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}, Auth: auth})
+	cfg := httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}, Auth: auth}
+	var rl *reqlog.Logger
+	if c.requestLog == "on" {
+		// As serve wires it: entries and usage counters written to the database, off the
+		// request path; what the queue drops is reported per scenario.
+		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger})
+		defer func() { _ = rl.Close(context.Background()) }()
+		cfg.RequestLog = rl
+	}
+	api := httpapi.NewServer(cfg)
 	apiURL, stopAPI, err := serve(api)
 	if err != nil {
 		return err
@@ -144,17 +160,21 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	defer stopFloor()
 
-	b := &bench{c: c, out: out, key: secret, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
+	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
 		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
 	results, err := b.scenarios(ctx, st)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\t")
+	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t\n", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
-			100*r.success, r.floorRate, ms(r.floorP99), 100*r.rate/r.floorRate)
+		drops := "log off"
+		if rl != nil {
+			drops = fmt.Sprintf("%d (%.2f %%)", r.dropped, 100*float64(r.dropped)/float64(max(1, r.requests)))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t%s\t\n", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
+			100*r.success, r.floorRate, ms(r.floorP99), 100*r.rate/r.floorRate, drops)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
@@ -263,6 +283,9 @@ type result struct {
 	success   float64
 	floorRate float64
 	floorP99  time.Duration
+	// requests sent to the API and the request log entries its queue dropped meanwhile
+	requests uint64
+	dropped  int64
 }
 
 type bench struct {
@@ -274,7 +297,21 @@ type bench struct {
 	floor    *floorHandler
 	doc      *catalog.Document
 	day      func(n int) string
-	refs     []string // bookings made by the book scenario
+	refs     []string       // bookings made by the book scenario
+	reqlog   *reqlog.Logger // nil with --request-log off
+}
+
+// attackAPI attacks the API and counts the request log entries dropped meanwhile.
+func (b *bench) attackAPI(name string, conns int, next func() request) (vegeta.Metrics, int64) {
+	dropped := func() int64 {
+		if b.reqlog == nil {
+			return 0
+		}
+		return b.reqlog.Stats().Dropped
+	}
+	before := dropped()
+	m := b.attack(name, conns, next, b.api)
+	return m, dropped() - before
 }
 
 // request is one scenario request.
@@ -363,10 +400,10 @@ func (b *bench) read(name string, next func() request) (result, error) {
 	}
 	b.floor.set(name, body)
 	fmt.Fprintf(os.Stderr, "%s: %d-byte answer\n", name, len(body))
-	m := b.attack(name, b.c.readConns, next, b.api)
+	m, dropped := b.attackAPI(name, b.c.readConns, next)
 	f := b.attack(name+"-floor", b.c.readConns, func() request { return request{method: "GET", path: "/" + name} }, b.floorURL)
 	return result{name: name, conns: b.c.readConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
-		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99}, nil
+		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped}, nil
 }
 
 // commitFloor measures single-row durable commits of the store, writers at a time.
@@ -519,12 +556,12 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 	}
 	fmt.Fprintf(os.Stderr, "commit floor: %.0f/s, p99 %s\n", floorRate, ms(floorP99))
 	write := func(name string, next func() request) result {
-		m := b.attack(name, b.c.writeConns, next, b.api)
+		m, dropped := b.attackAPI(name, b.c.writeConns, next)
 		if len(m.Errors) > 0 {
 			fmt.Fprintf(os.Stderr, "%s: status codes %v, first errors %v\n", name, m.StatusCodes, m.Errors[:min(3, len(m.Errors))])
 		}
 		return result{name: name, conns: b.c.writeConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
-			success: m.Success, floorRate: floorRate, floorP99: floorP99}
+			success: m.Success, floorRate: floorRate, floorP99: floorP99, requests: m.Requests, dropped: dropped}
 	}
 	if b.want("prebook") {
 		results = append(results, write("prebook", func() request {

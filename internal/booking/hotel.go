@@ -129,20 +129,22 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	}
 	hits := []HotelHit{}
 	for _, h := range hotels {
-		var best *HotelHit
+		// The cheapest room by index, the hit built once: a search walks every room of the city.
+		best, bestTotal := -1, int64(0)
 		for i := range h.Rooms {
 			r := &h.Rooms[i]
 			total, ok := roomOffer(h, r, byRoom[r.ID], st, c.contract())
-			if !ok || (best != nil && total >= best.FromPrice.Minor) {
+			if !ok || (best >= 0 && total >= bestTotal) {
 				continue
 			}
-			best = &HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
-				ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
-				InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: total, Currency: h.Currency},
-				Currency: h.Currency}
+			best, bestTotal = i, total
 		}
-		if best != nil {
-			hits = append(hits, *best)
+		if best >= 0 {
+			r := &h.Rooms[best]
+			hits = append(hits, HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
+				ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
+				InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: bestTotal, Currency: h.Currency},
+				Currency: h.Currency})
 		}
 	}
 	page, meta := cheapestPage(hits, c, func(h HotelHit) money.Amount { return h.FromPrice }, pg)

@@ -59,23 +59,21 @@ func destination(p *problems, dest, city string) string {
 	return dest
 }
 
-// cheapestFirst returns the indexes of items cheapest first: those in the partner's
-// credit currency first (the only ones it can book), then the others by currency and
-// price, since amounts in different currencies do not compare; equal prices keep their
-// order (by id). It sorts small keys, not the items.
-func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount) []int {
+// cheapestFirst returns the indexes of the n cheapest items (all of them when n covers
+// them), cheapest first: those in the partner's credit currency first (the only ones it
+// can book), then the others by currency and price, since amounts in different currencies
+// do not compare; equal prices keep their order (by id). It orders small keys, not the
+// items, and when a page needs few of many it keeps only the n cheapest as it goes
+// instead of sorting the whole city: the order is total, so either way gives the same
+// indexes.
+func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount, n int) []int {
 	type key struct {
 		other    bool // not in the credit currency
 		currency string
 		minor    int64
 		i        int
 	}
-	keys := make([]key, len(items))
-	for i, it := range items {
-		a := price(it)
-		keys[i] = key{a.Currency != currency, a.Currency, a.Minor, i}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
+	compare := func(a, b key) int {
 		if a.other != b.other {
 			if a.other {
 				return 1
@@ -89,7 +87,32 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 			return c
 		}
 		return cmp.Compare(a.i, b.i)
-	})
+	}
+	n = max(0, min(n, len(items)))
+	var keys []key
+	if n*4 >= len(items) {
+		keys = make([]key, len(items))
+		for i, it := range items {
+			a := price(it)
+			keys[i] = key{a.Currency != currency, a.Currency, a.Minor, i}
+		}
+		slices.SortFunc(keys, compare)
+		keys = keys[:n]
+	} else {
+		keys = make([]key, 0, n+1)
+		for i, it := range items {
+			a := price(it)
+			k := key{a.Currency != currency, a.Currency, a.Minor, i}
+			if len(keys) == n && (n == 0 || compare(k, keys[n-1]) >= 0) {
+				continue
+			}
+			at, _ := slices.BinarySearchFunc(keys, k, compare)
+			keys = slices.Insert(keys, at, k)
+			if len(keys) > n {
+				keys = keys[:n]
+			}
+		}
+	}
 	order := make([]int, len(keys))
 	for i, k := range keys {
 		order[i] = k.i
@@ -230,8 +253,8 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 // cheapestPage orders search hits cheapest first, those in the caller's credit currency
 // first (see cheapestFirst), and returns page pg of them with its meta.
 func cheapestPage[T any](hits []T, c *Caller, price func(T) money.Amount, pg Page) ([]T, PageMeta) {
-	order := cheapestFirst(hits, c.Partner.Currency, price)
 	from, to := pg.window(len(hits))
+	order := cheapestFirst(hits, c.Partner.Currency, price, to)
 	page := make([]T, 0, to-from)
 	for _, i := range order[from:to] {
 		page = append(page, hits[i])

@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tradewind/tradewind"
@@ -69,12 +72,32 @@ type errorBody struct {
 	Errors  []string `json:"errors"`
 }
 
+// answerBuffers holds the buffers answers are encoded into.
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledAnswer is the largest buffer kept for reuse, so that one huge answer does not
+// stay in the pool.
+const maxPooledAnswer = 1 << 20
+
+// writeJSON encodes body into a pooled buffer first, then writes it in one Write with its
+// Content-Length: the answer crosses the middleware's writers (status, request log
+// capture) once instead of in the encoder's pieces, and is not sent chunked.
 func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledAnswer {
+			answerBuffers.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
+	_ = enc.Encode(body) // what encodes is written, as before when the encoder wrote to w
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }
 
 func writeSuccess(w http.ResponseWriter, res *response) {

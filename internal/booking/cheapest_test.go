@@ -1,0 +1,56 @@
+package booking
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/money"
+)
+
+// TestCheapestFirstKeepsTheFullOrder: keeping only a page's cheapest items as they come
+// gives the same indexes, in the same order, as sorting every item, whatever the page
+// size, with ties on price and items in other currencies.
+func TestCheapestFirstKeepsTheFullOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	currencies := []string{"EUR", "EUR", "EUR", "USD", "GBP"}
+	for round := range 200 {
+		items := make([]money.Amount, rng.IntN(300))
+		for i := range items {
+			items[i] = money.Amount{Minor: int64(rng.IntN(50)), Currency: currencies[rng.IntN(len(currencies))]}
+		}
+		// The order the search promises: EUR (the credit currency) first, then by
+		// currency, price and index.
+		want := make([]int, len(items))
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortFunc(want, func(a, b int) int {
+			x, y := items[a], items[b]
+			if c := cmp.Compare(boolInt(x.Currency != "EUR"), boolInt(y.Currency != "EUR")); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.Currency, y.Currency); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.Minor, y.Minor); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		for _, n := range []int{0, 1, 5, 20, 100, len(items), len(items) + 10} {
+			got := cheapestFirst(items, "EUR", func(a money.Amount) money.Amount { return a }, n)
+			if w := want[:min(n, len(want))]; !slices.Equal(got, w) {
+				t.Fatalf("round %d, %d items, n %d: got %v, want %v", round, len(items), n, got, w)
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
