@@ -62,6 +62,9 @@ type APIKey struct {
 	ExpiresAt time.Time // zero: never
 	RevokedAt time.Time // zero: not revoked
 	CreatedAt time.Time
+	// LastUsedAt is when the key last authenticated a request (zero: never), as far as
+	// the servers have written it: they record uses in memory and write them in batches.
+	LastUsedAt time.Time
 }
 
 // Usable reports whether the key may authenticate at now.

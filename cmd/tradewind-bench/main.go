@@ -33,6 +33,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/authcache"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
@@ -124,7 +125,13 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		svc = booking.New(readmodel.Tracked(st, model), tradewind.SystemClock{}, nil)
 		svc.Reads = model
 	}
-	api := httpapi.NewServer(httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}})
+	// Keys and partners from memory, as serve has them (authcache).
+	auth := authcache.New(st, nil)
+	authCtx, stopAuth := context.WithCancel(ctx)
+	authDone := make(chan struct{})
+	go func() { defer close(authDone); auth.Run(authCtx) }()
+	defer func() { stopAuth(); <-authDone }()
+	api := httpapi.NewServer(httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}, Auth: auth})
 	apiURL, stopAPI, err := serve(api)
 	if err != nil {
 		return err

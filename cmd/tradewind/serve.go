@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tradewind/tradewind/internal/authcache"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
@@ -213,6 +214,7 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 	srv.ln = ln
 	srv.release = append(srv.release, func() { _ = ln.Close() })
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: e.logger, Clock: e.clock}
+	wireAuthCache(e, st, srv, &cfg)
 	if err := c.wireSecurity(e, svc, srv, &cfg); err != nil {
 		return err
 	}
@@ -224,11 +226,36 @@ func (c *serveCmd) build(e *env, st *sqlstore.DB, svc *booking.Service, srv *ser
 	if err := c.wireJobs(e, st, svc, srv); err != nil {
 		return err
 	}
-	if err := c.wirePortal(e, svc, srv); err != nil {
+	api := httpapi.NewServer(cfg)
+	srv.handler = api
+	// The portal's test console calls the API in-process, through the same handler.
+	if err := c.wirePortal(e, svc, srv, api); err != nil {
 		return err
 	}
-	srv.handler = httpapi.NewServer(cfg)
 	return nil
+}
+
+// wireAuthCache serves keys and partners from memory, dropped within a second of a
+// change by any process, and writes the keys' last uses in batches, the last one on
+// shutdown, before the database closes.
+func wireAuthCache(e *env, st *sqlstore.DB, srv *server, cfg *httpapi.Config) {
+	auth := authcache.New(st, e.logger)
+	cfg.Auth = auth
+	stopped := make(chan struct{})
+	srv.workers = append(srv.workers, func(ctx context.Context) {
+		defer close(stopped)
+		auth.Run(ctx)
+	})
+	srv.shutdown = append(srv.shutdown, func() { <-stopped })
+}
+
+// apiURL is the partner API's base URL on its listener.
+func (s *server) apiURL() string {
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s%s", scheme, s.ln.Addr(), httpapi.Prefix)
 }
 
 // releaseAll frees what build acquired, last acquired first.
@@ -262,11 +289,7 @@ func (s *server) run(e *env) error {
 	ln := s.ln
 	hs := s.httpServer(e, s.handler)
 	httpapi.ConfigureServer(hs) // header limit and OPTIONS * answered in the envelope
-	scheme := "http"
-	if s.tls {
-		scheme = "https"
-	}
-	url := fmt.Sprintf("%s://%s%s", scheme, ln.Addr(), httpapi.Prefix)
+	url := s.apiURL()
 	if s.demo != nil && s.demo.PortalEmail != "" {
 		s.demo.PortalURL = s.portalURL
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/jobs"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/portal/web"
@@ -24,7 +25,7 @@ func (c *serveCmd) portalConfig() portal.Config {
 // wirePortal starts, unless --portal-addr is empty, the partner portal on its own
 // listener, over the same database and service (so the webhook dispatcher hears of its
 // cancels), with the partner API's TLS certificate.
-func (c *serveCmd) wirePortal(e *env, svc *booking.Service, srv *server) error {
+func (c *serveCmd) wirePortal(e *env, svc *booking.Service, srv *server, api *httpapi.Server) error {
 	if c.PortalAddr == "" {
 		return nil
 	}
@@ -41,7 +42,7 @@ func (c *serveCmd) wirePortal(e *env, svc *booking.Service, srv *server) error {
 	}
 	srv.release = append(srv.release, func() { _ = ln.Close() })
 	ps := portal.New(svc, c.portalConfig())
-	hs := srv.httpServer(e, web.New(web.Config{Portal: ps, Logger: e.logger, Trust: trust}))
+	hs := srv.httpServer(e, web.New(web.Config{Portal: ps, Logger: e.logger, Trust: trust, Console: api, APIURL: srv.apiURL()}))
 	scheme := "http"
 	if srv.tls {
 		scheme = "https"

@@ -237,21 +237,18 @@ func hangingRedis(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestServeRedisUnreachableFailsOpen checks that an unreachable --redis costs only a
-// short timeout and the server keeps answering, limiting on its own.
+// TestServeRedisUnreachableFailsOpen checks that the server keeps answering with --redis
+// hanging, limiting on its own. How long a hanging Redis may cost a request is the client's
+// timeouts, checked by TestServeRedisClientTimeouts (no wall-clock assertion here).
 func TestServeRedisUnreachableFailsOpen(t *testing.T) {
 	t.Parallel()
 	dsn := storetest.SQLiteDSN(t)
 	key := secIssueKey(t, dsn, "open", "--rate-limit", "2")
 	s := startServe(t, dsn, "--redis", "redis://"+hangingRedis(t)+"/0")
-	start := time.Now()
 	for i, want := range []int{200, 200, 429} {
 		if r := secCall(t, http.DefaultClient, "GET", s.base+"/meta/ping", key, nil, nil); r.status != want {
 			t.Errorf("request %d: %d, want %d: %s", i+1, r.status, want, r.body)
 		}
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Errorf("three requests with Redis hanging took %v", d)
 	}
 }
 

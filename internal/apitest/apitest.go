@@ -44,7 +44,8 @@ type Env struct {
 	Service *booking.Service
 	Clock   *Clock
 	Server  *httptest.Server
-	URL     string // base URL including /api/partner/v1
+	API     *httpapi.Server // the handler Server serves (the portal's test console calls it)
+	URL     string          // base URL including /api/partner/v1
 	Logs    *bytes.Buffer
 	logMu   *sync.Mutex
 }
@@ -80,11 +81,12 @@ func New(tb testing.TB, o storetest.Opener, opts ...Option) *Env {
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	srv := httptest.NewUnstartedServer(httpapi.NewServer(cfg))
+	api := httpapi.NewServer(cfg)
+	srv := httptest.NewUnstartedServer(api)
 	httpapi.ConfigureServer(srv.Config) // as serve does
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Env{TB: tb, DB: o.Name, Store: st, Service: svc, Clock: clock, Server: srv, URL: srv.URL + httpapi.Prefix, Logs: logs, logMu: mu}
+	return &Env{TB: tb, DB: o.Name, Store: st, Service: svc, Clock: clock, Server: srv, API: api, URL: srv.URL + httpapi.Prefix, Logs: logs, logMu: mu}
 }
 
 type lockedWriter struct {

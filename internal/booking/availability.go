@@ -23,16 +23,6 @@ func (s *Service) emitAvailabilityChanged(ctx context.Context, tx store.Querier,
 	return nil
 }
 
-// soldOutDays returns the first and last day of claim c on which its unit has nothing
-// left to sell, or "" when there is none.
-func soldOutDays(ctx context.Context, tx store.Querier, c store.Claim) (from, to string, err error) {
-	days, err := soldOut(ctx, tx, c)
-	if err != nil {
-		return "", "", err
-	}
-	return spanOf(days)
-}
-
 // soldOut returns the days of claim c, in order, on which its unit has nothing left to
 // sell: sold out, or closed (capacity 0, also below what is sold after an import).
 func soldOut(ctx context.Context, tx store.Querier, c store.Claim) ([]string, error) {
@@ -40,13 +30,18 @@ func soldOut(ctx context.Context, tx store.Querier, c store.Claim) ([]string, er
 	if err != nil {
 		return nil, err
 	}
+	return soldOutIn(rows), nil
+}
+
+// soldOutIn returns the days of rows (ordered by day) with nothing left to sell.
+func soldOutIn(rows []store.InventoryRow) []string {
 	var days []string
-	for _, r := range rows { // ordered by day
+	for _, r := range rows {
 		if free(r) == 0 {
 			days = append(days, r.Day)
 		}
 	}
-	return days, nil
+	return days
 }
 
 // releaseClaim gives back what claim c took and returns the first and last day that

@@ -219,9 +219,10 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 
 	var created *tradewind.Booking
 	err = s.Store.InTx(ctx, func(tx store.Querier) error {
-		if _, err := tx.BookingGetByIdempotencyKey(ctx, c.Partner.ID, c.Key.Mode, idemKey); err == nil {
-			return errReplay
-		}
+		// No lookup of the key's booking here: its record, claimed below, is written with
+		// every booking, so a booking committed since the replay check above makes the
+		// claim conflict; one whose record the retention job deleted conflicts on the
+		// bookings' own unique key, and Book answers it as a replay all the same.
 		rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: idemKey, RequestHash: hash, CreatedAt: s.now()}
 		if err := tx.IdempotencyClaim(ctx, rec); err != nil {
 			if errors.Is(err, store.ErrConflict) {
@@ -257,21 +258,19 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.Status = st
 		}
 		if !c.Test() {
-			if ok, err := tx.InventoryClaim(ctx, pq.Claim); err != nil {
+			after, ok, err := tx.InventoryClaim(ctx, pq.Claim)
+			if err != nil {
 				return err
 			} else if !ok {
 				return invalidQuote("The item is no longer available for these dates and party.")
 			}
-			if from, to, err := soldOutDays(ctx, tx, pq.Claim); err != nil {
+			if from, to, err := spanOf(soldOutIn(after)); err != nil {
 				return err
 			} else if err := s.availabilityFlipped(ctx, tx, b.ProductType, pq.ItemID, from, to); err != nil {
 				return err
 			}
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
-			if err := s.drawCredit(ctx, tx, c.Partner.ID, pq.Total, pq.Currency); err != nil {
-				return err
-			}
-			b.CreditDrawn = pq.Total
+			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
 		}
 		if err := tx.BookingCreate(ctx, b); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
@@ -293,6 +292,13 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
 				return err
 			}
+		}
+		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
+		// booking of the partner needs it: drawn last, the lock is held for one statement
+		// and the commit, not for the whole booking. After BookingCreate too, for the
+		// ledger entry's booking id; a refusal rolls the whole transaction back.
+		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
+			return err
 		}
 		created = b
 		return nil
@@ -334,23 +340,6 @@ func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (
 		return nil, nil, err
 	}
 	return pb, &lq.Quote, nil
-}
-
-// drawCredit draws amount from the live credit line or explains the refusal.
-func (s *Service) drawCredit(ctx context.Context, tx store.Querier, partnerID, amount int64, currency string) error {
-	ok, err := tx.CreditDraw(ctx, partnerID, amount)
-	if err != nil || ok {
-		return err
-	}
-	p, err := tx.PartnerGetByID(ctx, partnerID)
-	if err != nil {
-		return err
-	}
-	if p.Blocked {
-		return tradewind.Errorf(tradewind.ECodeCreditBlocked, "The account is on hold; bookings cannot draw credit. Contact the operator.")
-	}
-	return tradewind.Errorf(tradewind.ECodeInsufficientCredit, "The booking of %s exceeds the available credit of %s.",
-		money.Amount{Minor: amount, Currency: currency}, money.Amount{Minor: p.CreditAvailable(), Currency: p.Currency})
 }
 
 func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
@@ -423,7 +412,7 @@ func (s *Service) Cancel(ctx context.Context, c *Caller, reference, reason strin
 	if reason == "" {
 		reason = "cancelled_by_partner"
 	}
-	b, err := s.end(ctx, ending{partnerID: c.Partner.ID, reference: reference, reason: reason, from: cancellable})
+	b, err := s.end(ctx, ending{partnerID: c.Partner.ID, reference: reference, reason: reason, from: cancellable, testOnly: c.Console})
 	if err != nil {
 		return nil, err
 	}
@@ -443,6 +432,7 @@ type ending struct {
 	reason    string                    // the cancel_reason stored and sent
 	note      string                    // when not empty, travels with the booking.cancelled event
 	from      []tradewind.BookingStatus // the stored states the booking may be ended from
+	testOnly  bool                      // a test console call: a live booking is refused
 }
 
 // end cancels a booking in one transaction: status, inventory, credit and the
@@ -456,6 +446,10 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 		b, err := tx.BookingGetByReference(ctx, e.partnerID, e.reference)
 		if err != nil {
 			return mapNotFound(err, "Booking")
+		}
+		if e.testOnly && !b.Test {
+			return tradewind.Errorf(tradewind.ECodeNotCancellable,
+				"Booking %s is a live booking: the test console never cancels one. Cancel it from its page in the portal or with a live key.", b.Reference)
 		}
 		now := s.now()
 		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
@@ -477,10 +471,8 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 				return err
 			}
 		}
-		if b.CreditDrawn > 0 {
-			if err := tx.CreditRelease(ctx, b.PartnerID, b.CreditDrawn); err != nil {
-				return err
-			}
+		if err := s.moveCredit(ctx, tx, b, store.LedgerRelease); err != nil {
+			return err
 		}
 		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, e.reason, now
 		data := bookingEventData(b, now)

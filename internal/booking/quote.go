@@ -176,7 +176,7 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 
 // quote validates and prices q for the caller, and checks that it starts today or later and
 // is priced in the currency of the credit line. It does not check the available credit:
-// booking draws it, under the transaction (drawCredit).
+// booking draws it, under the transaction (moveCredit).
 func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	p, err := s.validQuote(c, q)
 	if err != nil {

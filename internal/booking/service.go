@@ -61,6 +61,9 @@ type Caller struct {
 	Key     *tradewind.APIKey
 	// Scenario is the sandbox scenario the request asked for (test keys only), or nil.
 	Scenario *Scenario
+	// Console marks a call of the portal's test console: it never acts on a live
+	// booking (Cancel refuses one), whichever key it runs as.
+	Console bool
 }
 
 // Test reports whether the caller used a test key.

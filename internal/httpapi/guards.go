@@ -36,8 +36,11 @@ func PartnerGuards(svc *booking.Service, trust security.ProxyTrust, limiter rate
 
 // PartnerGuardsWithLedger is PartnerGuards recording signatures in ledger (Redis, with
 // --redis), refusing state-changing signed requests with 503 while it cannot answer.
+// On a test console call the portal session stands in for all but the rate limit, which
+// the console shares with the partner's API calls.
 func PartnerGuardsWithLedger(svc *booking.Service, trust security.ProxyTrust, limiter ratelimit.Limiter, ledger replay.Ledger) []Guard {
-	return []Guard{IPAllowlist(trust), MutualTLS(trust), Signature(svc), NoReplay(ledger), RateLimit(limiter)}
+	return []Guard{sessionStandsIn(IPAllowlist(trust)), sessionStandsIn(MutualTLS(trust)), sessionStandsIn(Signature(svc)),
+		sessionStandsIn(NoReplay(ledger)), RateLimit(limiter)}
 }
 
 // IPAllowlist returns the guard that answers 403 ip_not_allowed when the partner has an

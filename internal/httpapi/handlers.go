@@ -73,7 +73,11 @@ type CreditData struct {
 }
 
 func (s *Server) credit(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
-	p := c.Partner
+	// The caller's partner may come from the auth cache, which bookings do not refresh.
+	p, err := s.cfg.Store.PartnerGetByID(r.Context(), c.Partner.ID)
+	if err != nil {
+		return nil, err
+	}
 	cur := p.Currency
 	return ok(CreditData{Currency: cur, CreditLimit: money.Amount{Minor: p.CreditLimit, Currency: cur},
 		Available: money.Amount{Minor: p.CreditAvailable(), Currency: cur}, Utilized: money.Amount{Minor: p.CreditUsed, Currency: cur},

@@ -29,7 +29,8 @@ type requestInfo struct {
 	partnerID int64
 	route     string
 	effect    effect // of the endpoint that matched
-	// console marks a call sent from the portal's test console, for its request log entry.
+	// console marks a call of the portal's test console (ServeConsole), for its request
+	// log entry.
 	console bool
 	key     *tradewind.APIKey // the key that authenticated the request; nil before
 	body    []byte            // the request body once read
@@ -91,7 +92,8 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 			id = "req_" + hex.EncodeToString(b)
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, &requestInfo{id: id})))
+		_, console := consoleOf(r.Context())
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, &requestInfo{id: id, console: console})))
 	})
 }
 
@@ -141,7 +143,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d))
 		}
 		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID)
+			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID, "console", ri.console)
 		if s.cfg.Observe != nil {
 			s.cfg.Observe(ri.route, rec.status, ri.partnerID, d)
 		}
@@ -172,18 +174,26 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 		return nil, errUnauthorized
 	}
 	hash := security.HashKey(key)
-	k, err := s.cfg.Store.KeyGetByHash(ctx, hash)
+	k, err := s.cfg.Auth.KeyGetByHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errUnauthorized
 	}
 	if err != nil {
 		return nil, err
 	}
-	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || !k.Usable(s.cfg.Clock.Now()) {
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
+		return nil, errUnauthorized
+	}
+	return s.callerOf(ctx, k)
+}
+
+// callerOf returns the caller of key k when k is usable and its partner active.
+func (s *Server) callerOf(ctx context.Context, k *tradewind.APIKey) (*booking.Caller, error) {
+	if !k.Usable(s.cfg.Clock.Now()) {
 		s.logger.InfoContext(ctx, "unusable key", "key_id", k.ID, "key_prefix", k.Prefix, "revoked", !k.RevokedAt.IsZero())
 		return nil, errUnauthorized
 	}
-	p, err := s.cfg.Store.PartnerGetByID(ctx, k.PartnerID)
+	p, err := s.cfg.Auth.PartnerGetByID(ctx, k.PartnerID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +201,7 @@ func (s *Server) authenticate(ctx context.Context, key string) (*booking.Caller,
 		s.logger.InfoContext(ctx, "key of a partner that is not active", "key_id", k.ID, "partner_status", p.Status)
 		return nil, errUnauthorized
 	}
+	s.cfg.Auth.KeyUsed(k.ID, s.cfg.Clock.Now())
 	return &booking.Caller{Partner: p, Key: k}, nil
 }
 
@@ -220,7 +231,7 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 		}
 		return nil, tradewind.Invalid([]string{"body: could not be read"})
 	}
-	c, err := s.authenticate(r.Context(), r.Header.Get(HeaderAPIKey))
+	c, err := s.caller(r)
 	if err != nil {
 		return nil, err
 	}

@@ -66,11 +66,11 @@ func (s *Server) clientAddr(r *http.Request) string {
 // 404 or 405 is in the partner's request log too (with route ""). The answer does not
 // change: a key that does not resolve is simply not logged.
 func (s *Server) resolveForLog(r *http.Request) {
-	key := r.Header.Get(HeaderAPIKey)
-	if s.cfg.RequestLog == nil || key == "" || !strings.HasPrefix(r.URL.Path, Prefix) {
+	_, console := consoleOf(r.Context())
+	if s.cfg.RequestLog == nil || (!console && r.Header.Get(HeaderAPIKey) == "") || !strings.HasPrefix(r.URL.Path, Prefix) {
 		return
 	}
-	if c, err := s.authenticate(r.Context(), key); err == nil {
+	if c, err := s.caller(r); err == nil {
 		ri := infoFrom(r.Context())
 		ri.partnerID, ri.key = c.Partner.ID, c.Key
 	}

@@ -55,10 +55,26 @@ type Config struct {
 	ClientAddr func(r *http.Request) netip.Addr
 	// BookingCreated, when set, is called once for every booking created (not for replays).
 	BookingCreated func(b *booking.BookingView)
+	// Auth, when set, finds the key and the partner of each request instead of the
+	// store, and hears of every key's use (serve: authcache.Cache).
+	Auth Auth
 	// Ready, when set, tells /readyz whether the server is ready beyond its database
 	// (serve: the read model is built); its error is the status shown.
 	Ready func() error
 }
+
+// Auth finds API keys and partners as the store does (ErrNotFound), from wherever it
+// keeps them, and records the last use of each key.
+type Auth interface {
+	KeyGetByHash(ctx context.Context, hash string) (*tradewind.APIKey, error)
+	PartnerGetByID(ctx context.Context, id int64) (*tradewind.Partner, error)
+	KeyUsed(keyID int64, at time.Time)
+}
+
+// storeAuth reads every request's key and partner from the store and records no use.
+type storeAuth struct{ store.Querier }
+
+func (storeAuth) KeyUsed(int64, time.Time) {}
 
 // Server is the partner API's HTTP handler.
 type Server struct {
@@ -71,6 +87,9 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	if cfg.Clock == nil {
 		cfg.Clock = tradewind.SystemClock{}
+	}
+	if cfg.Auth == nil {
+		cfg.Auth = storeAuth{cfg.Store}
 	}
 	s := &Server{cfg: cfg, logger: cfg.Logger}
 	mux := http.NewServeMux()

@@ -290,3 +290,35 @@ func TestCheckRejects(t *testing.T) {
 		t.Error("a path outside the base path: accepted")
 	}
 }
+
+// TestEveryEndpointHasAnExample: the test console prefills every endpoint that takes a
+// body with the document's example, in the document's order, with the headers it
+// requires.
+func TestEveryEndpointHasAnExample(t *testing.T) {
+	t.Parallel()
+	ops, err := openapi.Operations()
+	if err != nil {
+		t.Fatal(err) // an endpoint with a body and no example
+	}
+	var ids []string
+	for _, o := range ops {
+		ids = append(ids, o.ID())
+		if o.Method == http.MethodPost && o.Example == "" {
+			t.Errorf("%s: no example body", o.ID())
+		}
+		if o.Example != "" && !json.Valid([]byte(o.Example)) {
+			t.Errorf("%s: example is not JSON: %s", o.ID(), o.Example)
+		}
+	}
+	if len(ids) < 20 || ids[0] != "GET /meta/ping" {
+		t.Fatalf("operations = %v", ids)
+	}
+	book := ops[slices.IndexFunc(ops, func(o openapi.Operation) bool { return o.ID() == "POST /bookings" })]
+	if !slices.Contains(book.Headers, "Idempotency-Key") || !strings.Contains(book.Example, `"guest"`) {
+		t.Errorf("POST /bookings: headers %v, example %s", book.Headers, book.Example)
+	}
+	cancel := ops[slices.IndexFunc(ops, func(o openapi.Operation) bool { return o.ID() == "POST /bookings/{reference}/cancel" })]
+	if cancel.PathExamples["reference"] == "" {
+		t.Errorf("cancel: path examples %v", cancel.PathExamples)
+	}
+}

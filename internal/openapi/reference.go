@@ -27,13 +27,23 @@ var referenceTemplate string
 // webhooks, every error code and every schema. It loads nothing from elsewhere.
 func ReferencePage() ([]byte, error) { return referencePage() }
 
-var referencePage = sync.OnceValues(func() ([]byte, error) {
+// loadedInOrder is the document parsed with the lines of its keys, so that the reference
+// page and the test console keep the document's order; never modified.
+var loadedInOrder = sync.OnceValues(func() (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
-	loader.IncludeOrigin = true // the page keeps the document's order
+	loader.IncludeOrigin = true
 	doc, err := loader.LoadFromData(spec)
 	if err != nil {
 		return nil, fmt.Errorf("openapi: load: %w", err)
+	}
+	return doc, nil
+})
+
+var referencePage = sync.OnceValues(func() ([]byte, error) {
+	doc, err := loadedInOrder()
+	if err != nil {
+		return nil, err
 	}
 	tmpl, err := template.New("reference").Funcs(template.FuncMap{"prose": prose}).Parse(referenceTemplate)
 	if err != nil {

@@ -27,6 +27,7 @@ type Overview struct {
 	Bookings30d     int
 	PendingBookings int
 	FailingHooks    []*store.Subscription // endpoints with a failed delivery in the last 24 hours
+	Requests        RequestFigures        // from the usage counters
 }
 
 // Overview gathers the Overview page for the member's partner in mode.
@@ -55,6 +56,9 @@ func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) 
 		return nil, err
 	}
 	o.PendingBookings += onRequest
+	if o.Requests, err = s.requestFigures(ctx, p.ID, mode); err != nil {
+		return nil, err
+	}
 	failed, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: p.ID, Status: store.DeliveryFailed, Limit: 200})
 	if err != nil {
 		return nil, err
@@ -94,6 +98,12 @@ type BookingDetail struct {
 	Booking    *tradewind.Booking
 	Events     []*store.EventRow
 	Deliveries []*DeliveryDetail
+	// Readable parts (booking_detail.go).
+	Status     tradewind.BookingStatus // as shown now: completed once the service ended
+	Guest      booking.Guest
+	Facts      []BookingFact // what was booked, labelled, items by name
+	Travellers []booking.Traveller
+	Timeline   []TimelineEntry
 }
 
 // DeliveryDetail is a delivery with every attempt.
@@ -131,6 +141,7 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 		}
 		d.Deliveries = append(d.Deliveries, withAttempts...)
 	}
+	s.describe(ctx, d)
 	return d, nil
 }
 
@@ -171,9 +182,16 @@ func (s *Service) CancelBooking(ctx context.Context, m *Member, reference, addr 
 	return nil
 }
 
-// Ledger returns a page of the member's credit ledger before cursor.
-func (s *Service) Ledger(ctx context.Context, m *Member, before store.LedgerCursor) ([]*store.LedgerEntry, error) {
-	return s.store.CreditLedger(ctx, store.LedgerQuery{PartnerID: m.Partner.ID, Before: before, Limit: PageSize})
+// Ledger returns a page of the member's credit ledger (live only: test bookings draw
+// no credit), newest first, older than entry beforeID (0: the newest); next is the
+// cursor of the following page, 0 on the last one.
+func (s *Service) Ledger(ctx context.Context, m *Member, beforeID int64) (list []*store.LedgerEntry, next int64, err error) {
+	list, err = s.store.CreditLedgerList(ctx, store.LedgerQuery{PartnerID: m.Partner.ID, BeforeID: beforeID, Limit: PageSize + 1})
+	if len(list) > PageSize {
+		list = list[:PageSize]
+		next = list[PageSize-1].ID
+	}
+	return list, next, err
 }
 
 // Keys returns the member's partner's API keys (never their secrets, which are not stored).

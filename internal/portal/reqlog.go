@@ -117,24 +117,45 @@ func (s *Service) RequestLog(ctx context.Context, m *Member, id int64) (*store.R
 // API's address are the shell variables TRADEWIND_API_KEY and TRADEWIND_URL, and no
 // signature, which the caller computes (docs/request-logs.md).
 func Curl(e *store.RequestLogEntry) string {
-	var b strings.Builder
-	path := e.Path
+	target := e.Path
 	if e.Query != "" {
-		path += "?" + e.Query
+		target += "?" + e.Query
 	}
-	// Only the variables are left to the shell; the logged path is quoted.
-	fmt.Fprintf(&b, "curl -X %s \"$TRADEWIND_URL\"%s \\\n  -H \"auth-api-key: $TRADEWIND_API_KEY\"", shellQuote(e.Method), shellQuote(path))
+	var headers []HeaderLine
 	if e.RequestID != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("X-Request-Id: "+e.RequestID))
+		headers = append(headers, HeaderLine{"X-Request-Id", e.RequestID})
 	}
 	if e.IdempotencyKey != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Idempotency-Key: "+e.IdempotencyKey))
+		headers = append(headers, HeaderLine{"Idempotency-Key", e.IdempotencyKey})
 	}
+	var body string
 	if len(e.RequestBody) > 0 && e.Method != http.MethodGet {
-		fmt.Fprintf(&b, " \\\n  -H 'Content-Type: application/json' \\\n  --data-raw %s", shellQuote(string(e.RequestBody)))
+		headers = append(headers, HeaderLine{"Content-Type", "application/json"})
+		body = string(e.RequestBody)
+	}
+	return curlCommand(e.Method, "", target, headers, body)
+}
+
+// curlCommand writes a request as a curl command that holds no secret: the key is the
+// shell variable TRADEWIND_API_KEY; base is the API's address, or "" for the shell
+// variable TRADEWIND_URL. Everything else (method, path and query, headers, body) is
+// single-quoted for the shell.
+func curlCommand(method, base, target string, headers []HeaderLine, body string) string {
+	var b strings.Builder
+	url := `"$TRADEWIND_URL"` + shellQuote(target)
+	if base != "" {
+		url = shellQuote(base + target)
+	}
+	fmt.Fprintf(&b, "curl -X %s %s \\\n  -H \"auth-api-key: $TRADEWIND_API_KEY\"", shellQuote(method), url)
+	for _, h := range headers {
+		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote(h.Name+": "+h.Value))
+	}
+	if body != "" {
+		fmt.Fprintf(&b, " \\\n  --data-raw %s", shellQuote(body))
 	}
 	return b.String()
 }
 
-// shellQuote quotes s for a POSIX shell: in single quotes, each ' written '\”.
+// shellQuote quotes s for a POSIX shell: in single quotes, each single quote in s
+// closed, escaped and reopened.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -31,7 +31,8 @@ type Action string
 const (
 	// ActView: see bookings, credit, keys, webhooks and deliveries.
 	ActView Action = "view"
-	// ActDevelop: manage webhooks, redeliver, send test events.
+	// ActDevelop: see request and response bodies, use the test console, manage
+	// webhooks, redeliver, send test events.
 	ActDevelop Action = "develop"
 	// ActCancel: cancel and export bookings.
 	ActCancel Action = "cancel"

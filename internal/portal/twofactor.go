@@ -3,9 +3,9 @@ package portal
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base32"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -49,29 +49,55 @@ func validSecret(secret string) bool {
 	return err == nil && len(b) >= 10 && len(b) <= 64
 }
 
-func (s *Service) codeValid(secret, code string) bool {
+// codeStep checks a code from the app against secret at the service's time and returns
+// the time step it was made for (the current one or one either side). A code is
+// accepted once: the caller records the step with PortalUserTOTPStepUse, which refuses
+// that step and every earlier one afterwards.
+func (s *Service) codeStep(secret, code string) (step int64, ok bool) {
 	code = strings.ReplaceAll(strings.TrimSpace(code), " ", "")
-	ok, err := totp.ValidateCustom(code, secret, s.now(), totpOpts)
-	return err == nil && ok
+	if len(code) != int(totpOpts.Digits) {
+		return 0, false
+	}
+	now := s.now().Unix() / int64(totpOpts.Period)
+	for st := now - int64(totpOpts.Skew); st <= now+int64(totpOpts.Skew); st++ {
+		want, err := totp.GenerateCodeCustom(secret, time.Unix(st*int64(totpOpts.Period), 0), totpOpts)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			step, ok = st, true
+		}
+	}
+	return step, ok
 }
 
 // EnableTwoFactor confirms an enrolment with a code from the app: the secret is saved,
-// the member's other sessions end, and ten recovery codes are returned, shown once.
+// the code is used up, the member's other sessions end, and ten recovery codes are
+// returned, shown once.
 func (s *Service) EnableTwoFactor(ctx context.Context, m *Member, secret, code, addr string) ([]string, error) {
 	if !validSecret(secret) {
 		return nil, invalid("secret: start the enrolment again")
 	}
-	if !s.codeValid(secret, code) {
+	step, ok := s.codeStep(secret, code)
+	if !ok {
 		return nil, invalid("code: wrong; enter the 6 digits your app shows now")
 	}
 	codes, hashes := newRecoveryCodes()
-	m.User.TOTPSecret, m.User.RecoveryCodes, m.User.UpdatedAt = secret, hashes, s.now()
-	if err := s.store.PortalUserUpdate(ctx, m.User); err != nil {
+	u := *m.User
+	u.TOTPSecret, u.RecoveryCodes, u.UpdatedAt = secret, hashes, s.now()
+	err := s.store.InTx(ctx, func(tx store.Querier) error {
+		if err := tx.PortalUserUpdate(ctx, &u); err != nil {
+			return err
+		}
+		// The same secret again (a form sent twice) keeps its last step: its code is spent.
+		if fresh, err := tx.PortalUserTOTPStepUse(ctx, u.ID, step); err != nil {
+			return err
+		} else if !fresh {
+			return invalid("code: already used; enter the next code your app shows")
+		}
+		return tx.PortalSessionDeleteUser(ctx, u.ID, m.Session.ID)
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := s.store.PortalSessionDeleteUser(ctx, m.User.ID, m.Session.ID); err != nil {
-		return nil, err
-	}
+	*m.User = u
 	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "two_factor.enabled", "", addr)
 	return codes, nil
 }
@@ -170,30 +196,34 @@ func (s *Service) SignInCode(ctx context.Context, challenge, code string, c Cred
 	if err != nil || u.Disabled || u.TOTPSecret == "" {
 		return "", nil, ErrCode
 	}
-	ok := s.codeValid(u.TOTPSecret, code)
+	detail := "wrong code"
+	step, ok := s.codeStep(u.TOTPSecret, code)
+	if ok {
+		// A code works once: the same code again, even within its 30 seconds, is refused.
+		if ok, err = s.store.PortalUserTOTPStepUse(ctx, u.ID, step); err != nil {
+			return "", nil, err
+		} else if !ok {
+			detail = "code already used"
+		}
+	}
 	usedRecovery := false
 	if !ok {
+		// Used up in one atomic store call: two sign-ins racing with one code get one session.
 		h := HashToken(strings.ToLower(strings.TrimSpace(code)))
-		if i := slices.Index(u.RecoveryCodes, h); i >= 0 {
-			u.RecoveryCodes = slices.Delete(u.RecoveryCodes, i, i+1)
-			ok, usedRecovery = true, true
+		if ok, err = s.store.PortalUserRecoveryCodeUse(ctx, u.ID, h); err != nil {
+			return "", nil, err
 		}
+		usedRecovery = ok
 	}
 	if !ok {
 		if _, _, err := s.store.ThrottleHit(ctx, accountKey(inv.Email), now, throttleWindow); err != nil {
 			return "", nil, err
 		}
-		s.audit(ctx, nil, u.PartnerID, u.Email, "signin.failed", "wrong code", c.ClientAddr)
+		s.audit(ctx, nil, u.PartnerID, u.Email, "signin.failed", detail, c.ClientAddr)
 		return "", nil, ErrCode
 	}
 	if _, err := s.store.PortalInvitationUse(ctx, HashToken(challenge), now); err != nil {
 		return "", nil, ErrCode // used meanwhile
-	}
-	if usedRecovery {
-		u.UpdatedAt = now
-		if err := s.store.PortalUserUpdate(ctx, u); err != nil {
-			return "", nil, err
-		}
 	}
 	if err := s.store.ThrottleReset(ctx, accountKey(u.Email)); err != nil {
 		return "", nil, err
@@ -202,7 +232,7 @@ func (s *Service) SignInCode(ctx context.Context, challenge, code string, c Cred
 	if err != nil {
 		return "", nil, err
 	}
-	detail := "with a code"
+	detail = "with a code"
 	if usedRecovery {
 		detail = "with a recovery code"
 	}

@@ -214,7 +214,7 @@ func TestModelAnswersAsTheStore(t *testing.T) {
 					d := pk.Departures[0]
 					c = store.Claim{Kind: tradewind.UnitDeparture, UnitID: d.ID, From: d.Date, To: d.Date, Quantity: 1 + rng.IntN(d.Capacity+1)}
 				}
-				if _, err := p.st.InventoryClaim(ctx, c); err != nil {
+				if _, _, err := p.st.InventoryClaim(ctx, c); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -16,12 +16,12 @@ type trackedStore struct {
 	m *Model
 }
 
-func (s *trackedStore) InventoryClaim(ctx context.Context, c store.Claim) (bool, error) {
-	ok, err := s.Store.InventoryClaim(ctx, c)
+func (s *trackedStore) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	after, ok, err := s.Store.InventoryClaim(ctx, c)
 	if ok && err == nil {
 		s.m.Touched(ctx, []store.Claim{c})
 	}
-	return ok, err
+	return after, ok, err
 }
 
 func (s *trackedStore) InventoryRelease(ctx context.Context, c store.Claim) error {
@@ -59,12 +59,12 @@ type writeSpy struct {
 	w *writes
 }
 
-func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) (bool, error) {
-	ok, err := q.Querier.InventoryClaim(ctx, c)
+func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	after, ok, err := q.Querier.InventoryClaim(ctx, c)
 	if ok && err == nil {
 		q.w.claims = append(q.w.claims, c)
 	}
-	return ok, err
+	return after, ok, err
 }
 
 func (q *writeSpy) InventoryRelease(ctx context.Context, c store.Claim) error {

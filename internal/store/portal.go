@@ -67,30 +67,30 @@ type AuditEntry struct {
 	CreatedAt  time.Time
 }
 
+// Kinds of credit ledger entries.
+const (
+	LedgerDraw    = "draw"    // a live booking took credit
+	LedgerRelease = "release" // its cancellation or rejection gave it back
+)
+
 // LedgerEntry is one draw on or release of a partner's credit line.
 type LedgerEntry struct {
+	ID           int64
+	PartnerID    int64
 	BookingID    int64
-	Reference    string
-	Kind         string // "draw" or "release"
+	Reference    string // the booking's
+	Kind         string // LedgerDraw or LedgerRelease
 	Amount       int64  // minor units, positive for both kinds
-	BalanceAfter int64  // credit used after this entry
 	Currency     string
+	BalanceAfter int64 // the partner's credit used after this entry
 	At           time.Time
 }
 
-// LedgerQuery pages a partner's ledger, newest first. Before is the cursor of the last
-// entry of the previous page (zero: the first page).
+// LedgerQuery pages a partner's ledger, newest first (keyset paging by id).
 type LedgerQuery struct {
 	PartnerID int64
-	Before    LedgerCursor
+	BeforeID  int64 // only entries older than this one, unless 0
 	Limit     int
-}
-
-// LedgerCursor is the position of a ledger entry: its time, then booking and kind.
-type LedgerCursor struct {
-	At        time.Time
-	BookingID int64
-	Kind      string
 }
 
 // PortalQuerier holds the portal's queries and writes.
@@ -113,8 +113,17 @@ type PortalQuerier interface {
 	// PortalUserList returns the partner's users (partnerID 0: everyone's) by e-mail.
 	PortalUserList(ctx context.Context, partnerID int64) ([]*PortalUser, error)
 	// PortalUserUpdate writes u's name, role, password, time zone, disabled, TOTP
-	// secret and recovery codes. ErrNotFound.
+	// secret and recovery codes; a new TOTP secret forgets the last accepted time step
+	// (PortalUserTOTPStepUse). ErrNotFound.
 	PortalUserUpdate(ctx context.Context, u *PortalUser) error
+	// PortalUserTOTPStepUse records that the user's TOTP code of time step step was
+	// accepted, in one conditional statement, only if no code of that step or a later
+	// one was; false when one was (the code is being reused, or an older one played).
+	PortalUserTOTPStepUse(ctx context.Context, userID, step int64) (bool, error)
+	// PortalUserRecoveryCodeUse removes the recovery code of hash hash from the user's
+	// unused codes, atomically: of several sign-ins racing with one code, one gets true.
+	// false when the user has no such code (any more). ErrNotFound for no such user.
+	PortalUserRecoveryCodeUse(ctx context.Context, userID int64, hash string) (bool, error)
 	// PortalUserDelete deletes the partner's user and its sessions. ErrNotFound.
 	PortalUserDelete(ctx context.Context, partnerID, id int64) error
 	// PortalUserCountRole counts the partner's users with role that are not disabled.
@@ -166,12 +175,23 @@ type PortalQuerier interface {
 	// AuditDeleteBefore deletes entries older than t (retention) and returns how many.
 	AuditDeleteBefore(ctx context.Context, t time.Time) (int64, error)
 
-	// CreditLedger returns a page of the partner's draws and releases, derived from its
-	// live bookings (a draw when booked, a release when cancelled), so that it always
-	// adds up to the credit used.
-	CreditLedger(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
+	// CreditMove draws (e.Kind LedgerDraw: only if the partner is not blocked and the
+	// limit holds, as CreditDraw) or releases (LedgerRelease, as CreditRelease) e.Amount
+	// of e.PartnerID's credit and records e in the ledger with the credit used after the
+	// move: one statement on PostgreSQL (a writable CTE), two in the caller's transaction
+	// elsewhere; run it in InTx. The move holds the partner's row, so one partner's
+	// entries are numbered in the order they commit. It sets e.ID and e.BalanceAfter;
+	// false when a draw is refused (nothing written). ErrConflict when the booking has
+	// an entry of e.Kind already; ErrNotFound for a release of an unknown partner.
+	CreditMove(ctx context.Context, e *LedgerEntry) (bool, error)
+	// CreditLedgerList returns a page of the partner's ledger, newest first.
+	CreditLedgerList(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
 	// BookingCount counts the bookings matching f (its Limit and Before ignored).
 	BookingCount(ctx context.Context, f BookingFilter) (int, error)
+	// BookingDaily sums the bookings matching f (its Limit and Before ignored) by UTC
+	// day of creation and currency: how many, and their total price. By day, then
+	// currency; one row per day and currency that has bookings.
+	BookingDaily(ctx context.Context, f BookingFilter) ([]BookingDay, error)
 	// EventListByBooking returns the partner's events about the booking, oldest first.
 	EventListByBooking(ctx context.Context, partnerID int64, reference string) ([]*EventRow, error)
 	// EventGet returns the partner's event. ErrNotFound, also for another partner's.
@@ -186,6 +206,14 @@ type PortalQuerier interface {
 	SubscriptionRollSecret(ctx context.Context, partnerID, id int64, next string, now, from time.Time) error
 	// SubscriptionGet returns the partner's active subscription. ErrNotFound.
 	SubscriptionGet(ctx context.Context, partnerID, id int64) (*Subscription, error)
+}
+
+// BookingDay is the bookings created on one UTC day in one currency.
+type BookingDay struct {
+	Day      time.Time // UTC midnight
+	Currency string
+	Count    int64
+	Value    int64 // total price, minor units
 }
 
 // EventRow is a stored event.

@@ -76,6 +76,12 @@ type InventoryQuery struct {
 	To      string
 }
 
+// KeyUse is the last use of one API key.
+type KeyUse struct {
+	KeyID int64
+	At    time.Time
+}
+
 // Claim takes Quantity units on every day From..To (inclusive) of one unit.
 type Claim struct {
 	Kind     tradewind.UnitKind
@@ -184,6 +190,13 @@ type Querier interface {
 	KeyListByPartner(ctx context.Context, partnerID int64) ([]*tradewind.APIKey, error)
 	// KeyRevoke marks the key revoked at the given time. ErrNotFound.
 	KeyRevoke(ctx context.Context, id int64, at time.Time) error
+	// KeyLastUsedSet records when keys were last used, keeping a later time already
+	// stored (several servers write their own batches). Unknown key ids are ignored.
+	KeyLastUsedSet(ctx context.Context, uses []KeyUse) error
+	// AuthVersion returns a number that changes whenever a key or a partner changes in a
+	// way that decides a request (not a partner's used credit, not a key's last use),
+	// whichever process changed it; servers that cache keys and partners poll it.
+	AuthVersion(ctx context.Context) (int64, error)
 
 	// ItemPut inserts or replaces a catalog item; it reports whether anything changed.
 	ItemPut(ctx context.Context, it *Item) (bool, error)
@@ -218,9 +231,11 @@ type Querier interface {
 	// (and holds the table: PostgreSQL locks it until commit) if it rolls back.
 	InventoryItemIndexDrop(ctx context.Context) error
 	InventoryItemIndexCreate(ctx context.Context) error
-	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, each
-	// day with one conditional statement; false when any day lacks the room.
-	InventoryClaim(ctx context.Context, c Claim) (bool, error)
+	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, with one
+	// conditional statement; false when any day lacks the room. When it succeeds it
+	// returns the claim's rows as they stand after it, ordered by day, so that the caller
+	// learns what sold out without reading them again.
+	InventoryClaim(ctx context.Context, c Claim) ([]InventoryRow, bool, error)
 	// InventoryRelease gives back what a claim took.
 	InventoryRelease(ctx context.Context, c Claim) error
 

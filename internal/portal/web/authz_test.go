@@ -32,6 +32,12 @@ func TestRoleMatrix(t *testing.T) {
 			{"see credit", portal.ActView, http.StatusOK, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
 				return c.get("/credit")
 			}},
+			{"use the test console", portal.ActDevelop, http.StatusOK, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
+				if res := c.get("/console"); res.status != http.StatusOK {
+					return res
+				}
+				return c.post("/console", consoleForm(e.testKeyID(t, p), "GET", "/meta/ping", "", ""))
+			}},
 			{"create a webhook", portal.ActDevelop, http.StatusCreated, func(t *testing.T, c *client, p *apitest.Partner, _ int64) result {
 				return c.post("/webhooks", url.Values{"url": {"https://hooks.example/" + p.Name}, "event_types": {"booking.confirmed"}})
 			}},

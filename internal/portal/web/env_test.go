@@ -27,12 +27,12 @@ type env struct {
 
 const password = "correct horse battery 9"
 
-func newEnv(t *testing.T, o storetest.Opener) *env {
+func newEnv(t *testing.T, o storetest.Opener, opts ...apitest.Option) *env {
 	t.Helper()
-	api := apitest.New(t, o)
+	api := apitest.New(t, o, opts...)
 	api.Import(apitest.Catalog())
 	ps := portal.New(api.Service, portal.Config{Hash: portal.TestParams, MaxPending: 3})
-	srv := httptest.NewServer(web.New(web.Config{Portal: ps}))
+	srv := httptest.NewServer(web.New(web.Config{Portal: ps, Console: api.API, APIURL: api.URL}))
 	t.Cleanup(srv.Close)
 	return &env{api: api, portal: ps, srv: srv}
 }

@@ -18,6 +18,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Trust names the proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
 	Trust security.ProxyTrust
+	// Console is the partner API the test console calls (nil: the console answers that
+	// it is not available).
+	Console portal.ConsoleAPI
+	// APIURL is the partner API's base URL, for the console's "copy as curl".
+	APIURL string
 }
 
 // Server is the portal's HTTP handler.

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/portal"
 	"github.com/tradewind/tradewind/internal/store"
@@ -36,28 +36,27 @@ func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request, m *portal.
 }
 
 type creditPage struct {
-	Partner any
+	Partner *tradewind.Partner
 	Entries []*store.LedgerEntry
-	Next    string
+	Next    int64
+	Usage   *usageView
 }
 
 func (s *Server) creditShow(w http.ResponseWriter, r *http.Request, m *portal.Member) error {
-	q := r.URL.Query()
-	var before store.LedgerCursor
-	if at, err := time.Parse(time.RFC3339Nano, q.Get("at")); err == nil {
-		before = store.LedgerCursor{At: at, BookingID: queryID(r, "booking"), Kind: q.Get("kind")}
-	}
-	entries, err := s.portal.Ledger(r.Context(), m, before)
+	entries, next, err := s.portal.Ledger(r.Context(), m, queryID(r, "before"))
 	if err != nil {
 		return err
 	}
-	page := creditPage{Partner: m.Partner, Entries: entries}
-	if len(entries) == portal.PageSize {
-		last := entries[len(entries)-1]
-		page.Next = url.Values{"at": {last.At.Format(time.RFC3339Nano)}, "booking": {strconv.FormatInt(last.BookingID, 10)},
-			"kind": {last.Kind}}.Encode()
+	mode := portal.Mode(r.URL.Query().Get("mode")) // the usage charts' side; the ledger is live only
+	days, _ := strconv.Atoi(r.URL.Query().Get("days"))
+	days = portal.UsagePeriod(days)
+	usage, err := s.portal.Usage(r.Context(), m, mode, days)
+	if err != nil {
+		return err
 	}
-	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit", Member: m, Nav: "credit", Data: page})
+	page := creditPage{Partner: m.Partner, // loaded with the session on every request
+		Entries: entries, Next: next, Usage: newUsageView(usage, days)}
+	return s.render(w, r, http.StatusOK, "credit", &view{Title: "Credit and usage", Member: m, Nav: "credit", Mode: string(mode), Data: page})
 }
 
 func (s *Server) keyList(w http.ResponseWriter, r *http.Request, m *portal.Member) error {

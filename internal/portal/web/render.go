@@ -16,6 +16,7 @@ import (
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/portal"
 )
 
@@ -61,8 +62,17 @@ var funcs = template.FuncMap{
 		}
 		return strings.Join(parts, sep)
 	},
-	"ms":   func(d time.Duration) int64 { return d.Milliseconds() },
-	"list": func(v ...string) []string { return v },
+	"ms":         func(d time.Duration) int64 { return d.Milliseconds() },
+	"statustext": http.StatusText,
+	"errorrate":  portal.ErrorRate,
+	"sum": func(vs []int64) (n int64) {
+		for _, v := range vs {
+			n += v
+		}
+		return n
+	},
+	"apibase": openapi.BasePath,
+	"list":    func(v ...string) []string { return v },
 	"pretty": func(raw []byte) string { // stored JSON, indented for reading
 		var b bytes.Buffer
 		if json.Indent(&b, raw, "", "  ") != nil {

@@ -56,6 +56,8 @@ func (s *Server) routes() []route {
 		{"POST /bookings/{reference}/cancel", member, portal.ActCancel, s.bookingCancel},
 		{"GET /credit", member, portal.ActView, s.creditShow},
 		{"GET /keys", member, portal.ActView, s.keyList},
+		{"GET /console", member, portal.ActDevelop, s.consoleShow},
+		{"POST /console", member, portal.ActDevelop, s.consoleSend},
 		{"GET /logs", member, portal.ActView, s.requestLogList},
 		{"GET /logs/{id}", member, portal.ActView, s.requestLogShow}, // bodies: portal.RequestLog checks ActDevelop
 		{"GET /webhooks", member, portal.ActView, s.webhookList},

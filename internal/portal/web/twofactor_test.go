@@ -5,7 +5,9 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/pquerna/otp/totp"
 
@@ -54,6 +56,12 @@ func TestTwoFactor(t *testing.T) {
 		if res := c.post("/signin/code", url.Values{"code": {"123456"}}); res.status != http.StatusUnauthorized || !strings.Contains(res.body, "The code is wrong") {
 			t.Fatalf("wrong code: %d", res.status)
 		}
+		// The enrolment used its code up: it does not sign in, even within its 30 seconds.
+		if res := c.post("/signin/code", url.Values{"code": {code}}); res.status != http.StatusUnauthorized {
+			t.Fatalf("the enrolment's code signed in: %d", res.status)
+		}
+		e.api.Clock.Advance(30 * time.Second)
+		code, _ = totp.GenerateCode(secret, e.api.Clock.Now())
 		if res := c.post("/signin/code", url.Values{"code": {code}, "next": {"/keys"}}); res.status != http.StatusSeeOther || res.header.Get("Location") != "/keys" {
 			t.Fatalf("right code: %d %s", res.status, res.header.Get("Location"))
 		}
@@ -89,6 +97,67 @@ func TestTwoFactor(t *testing.T) {
 		}
 		if res := c.post("/account/two-factor/disable", url.Values{"password": {password}}); res.status != http.StatusUnprocessableEntity {
 			t.Fatalf("turning 2FA off while required: %d", res.status)
+		}
+	})
+}
+
+// TestTwoFactorCodeOnce: a code accepted once is refused for the rest of its window, and
+// so is the code of the step before it (skew lets both verify); a code sent by two
+// sign-ins at once signs in only one; the refusal is the one answer to a wrong code and
+// is audited; the next step's code works.
+func TestTwoFactorCodeOnce(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		_, owner := e.newPartner(t, "acme")
+		secret := secretShown.FindStringSubmatch(owner.get("/account/two-factor").body)[1]
+		clock := e.api.Clock
+		code, _ := totp.GenerateCode(secret, clock.Now())
+		if res := owner.post("/account/two-factor", url.Values{"secret": {secret}, "code": {code}}); res.status != http.StatusOK {
+			t.Fatalf("enrolment: %d", res.status)
+		}
+		// The enrolment form sent again with the same code is refused.
+		if res := owner.post("/account/two-factor", url.Values{"secret": {secret}, "code": {code}}); res.status != http.StatusUnprocessableEntity ||
+			!strings.Contains(res.body, "already used") {
+			t.Fatalf("enrolment with a spent code: %d", res.status)
+		}
+		signin := func() *client {
+			c := e.client(t)
+			if res := c.post("/signin", url.Values{"email": {"owner@acme.example"}, "password": {password}}); res.status != http.StatusSeeOther {
+				t.Fatalf("password step: %d", res.status)
+			}
+			return c
+		}
+		clock.Advance(30 * time.Second)
+		before := code // the previous step's code, still inside the skew
+		code, _ = totp.GenerateCode(secret, clock.Now())
+		// Two sign-ins send the same fresh code at once: one gets in.
+		a, b := signin(), signin()
+		var wg sync.WaitGroup
+		statuses := make([]int, 2)
+		for i, c := range []*client{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = c.post("/signin/code", url.Values{"code": {code}}).status
+			}()
+		}
+		wg.Wait()
+		if (statuses[0] == http.StatusSeeOther) == (statuses[1] == http.StatusSeeOther) || statuses[0]+statuses[1] != http.StatusSeeOther+http.StatusUnauthorized {
+			t.Fatalf("the same code sent twice at once: %v; want one 303 and one 401", statuses)
+		}
+		for _, c := range []string{code, before} {
+			res := signin().post("/signin/code", url.Values{"code": {c}})
+			if res.status != http.StatusUnauthorized || !strings.Contains(res.body, "The code is wrong or has expired.") {
+				t.Fatalf("a spent code %s within its window: %d", c, res.status)
+			}
+		}
+		if res := owner.get("/audit"); !strings.Contains(res.body, "code already used") {
+			t.Error("the audit log does not name the reused code")
+		}
+		clock.Advance(30 * time.Second)
+		next, _ := totp.GenerateCode(secret, clock.Now())
+		if res := signin().post("/signin/code", url.Values{"code": {next}}); res.status != http.StatusSeeOther {
+			t.Fatalf("the next step's code: %d", res.status)
 		}
 	})
 }

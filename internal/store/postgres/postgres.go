@@ -35,8 +35,10 @@ var Dialect = sqlstore.Dialect{
 	JSONListHas: func(column, param string) string {
 		return "CAST(" + column + " AS jsonb) @> jsonb_build_array(CAST(" + param + " AS TEXT))"
 	},
+	UTCDay:           func(column string) string { return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	CopyFrom:         copyFrom,
 	EventInsertOrder: "inserted",
+	WritableCTE:      true,
 }
 
 // copyFrom runs COPY … FROM STDIN on the pgx connection under conn, inside the
@@ -56,10 +58,18 @@ func copyFrom(ctx context.Context, conn *sql.Conn, table string, columns []strin
 // Open connects to the database at dsn (postgres://…) and applies the migrations.
 // Migrations take a PostgreSQL advisory lock, so servers starting together are safe.
 func Open(ctx context.Context, dsn string) (*sqlstore.DB, error) {
-	db, err := sql.Open("pgx", dsn)
+	return OpenTraced(ctx, dsn, nil)
+}
+
+// OpenTraced is Open with a pgx tracer on every connection (nil: none), with which
+// tests and benchmarks count the statements, hence the round trips, of an operation.
+func OpenTraced(ctx context.Context, dsn string, tracer pgx.QueryTracer) (*sqlstore.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	cfg.Tracer = tracer
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {

@@ -29,31 +29,79 @@ var Dialect = sqlstore.Dialect{
 		var e *sqlite.Error
 		return errors.As(err, &e) && (e.Code()&0xff == sqlite3.SQLITE_BUSY || e.Code()&0xff == sqlite3.SQLITE_LOCKED)
 	},
-	// Every transaction takes the write lock at BEGIN (_txlock=immediate), and a single
-	// statement holds it while it runs: there are no row locks to take.
+	// Every transaction runs on the one writer connection and takes the write lock at
+	// BEGIN (_txlock=immediate): there are no row locks to take.
 	ForUpdate:           "",
 	ForUpdateSkipLocked: "",
 	JSONListHas: func(column, param string) string {
 		return "EXISTS (SELECT 1 FROM json_each(" + column + ") WHERE json_each.value = CAST(" + param + " AS TEXT))"
 	},
+	// date() reads the stored text with its offset and answers the UTC date.
+	UTCDay:           func(column string) string { return "date(" + column + ")" },
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
 }
 
+// ReadPool is how many connections serve reads outside transactions.
+const ReadPool = 8
+
 // Open opens (creating if needed) the database file at path, or a private in-memory
 // database for ":memory:", and applies the migrations.
+//
+// A file is opened twice: one writer connection, which runs every transaction and every
+// write, so that writers queue in Go (database/sql hands the connection over, no
+// SQLITE_BUSY and no sleeping back-off on the hot path), and a pool of ReadPool
+// query-only connections for the reads outside transactions, which WAL lets run beside
+// the writer. Another process (the operator's CLI) still takes the file's write lock
+// in turn, waited for by busy_timeout.
 func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
-	memory := path == ":memory:"
 	if path == "" {
 		return nil, errors.New("sqlite: empty path")
 	}
+	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)")
+	if err != nil {
+		return nil, err
+	}
+	// One writer connection, for which writers queue in Go. A ":memory:" database has
+	// it alone: each connection to ":memory:" would be a database of its own.
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	var s *sqlstore.DB
+	if path == ":memory:" {
+		s = sqlstore.New(writer, Dialect)
+	} else {
+		// The writer creates the file and turns WAL on before a reader opens it.
+		if err := writer.PingContext(ctx); err != nil {
+			writer.Close()
+			return nil, fmt.Errorf("sqlite %s: %w", path, err)
+		}
+		reader, err := open(path, "busy_timeout(10000)", "query_only(1)")
+		if err != nil {
+			writer.Close()
+			return nil, err
+		}
+		reader.SetMaxOpenConns(ReadPool)
+		reader.SetMaxIdleConns(ReadPool)
+		s = sqlstore.NewSplit(writer, reader, Dialect)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// open opens path with the given pragmas on every connection.
+func open(path string, pragmas ...string) (*sql.DB, error) {
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+	for _, p := range pragmas {
 		q.Add("_pragma", p)
 	}
-	// Every transaction takes the write lock at BEGIN, so concurrent read-then-write
-	// transactions queue instead of failing with SQLITE_BUSY.
+	// A transaction takes the write lock at BEGIN, so a read-then-write transaction
+	// never fails to upgrade its lock when another process wrote meanwhile.
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite")
 	dsn := "file:" + strings.ReplaceAll(path, "?", "%3F") + "?" + q.Encode()
@@ -61,14 +109,5 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	if memory {
-		// Each connection to ":memory:" is a database of its own: keep exactly one.
-		db.SetMaxOpenConns(1)
-	}
-	s := sqlstore.New(db, Dialect)
-	if err := s.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlite %s: %w", path, err)
-	}
-	return s, nil
+	return db, nil
 }

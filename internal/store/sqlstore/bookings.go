@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"strings"
@@ -150,16 +152,22 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	x := indexedOf(e.Data)
-	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType); err != nil {
+	const insertEvent = `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	args := []any{e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType}
+	// One pending delivery for every active subscription of the partner to the type.
+	deliveries := `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT $1, s.id, 'pending', 0, $5, $5, $5 FROM webhook_subscriptions s
+		WHERE s.partner_id = $2 AND s.active AND s.deleted_at IS NULL
+		AND ` + q.d.JSONListHas("s.event_types", "$3")
+	if q.d.WritableCTE { // both inserts in one statement: one round trip per event
+		_, err := q.exec(ctx, `WITH e AS (`+insertEvent+` RETURNING id) `+deliveries, args...)
 		return err
 	}
-	_, err := q.exec(ctx, `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-		SELECT $1, id, 'pending', 0, $2, $2, $2 FROM webhook_subscriptions
-		WHERE partner_id = $3 AND active AND deleted_at IS NULL
-		AND `+q.d.JSONListHas("event_types", "$4"),
-		e.ID, ts(e.CreatedAt), e.PartnerID, e.Type)
+	if _, err := q.exec(ctx, insertEvent, args...); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, deliveries, e.ID, e.PartnerID, e.Type, nil, ts(e.CreatedAt))
 	return err
 }
 
@@ -218,6 +226,31 @@ func bookingWhere(f store.BookingFilter) (string, []any) {
 		add("id < ?", f.BeforeID)
 	}
 	return where, args
+}
+
+func (q *queries) BookingDaily(ctx context.Context, f store.BookingFilter) ([]store.BookingDay, error) {
+	f.BeforeID = 0
+	where, args := bookingWhere(f)
+	day := q.d.UTCDay("created_at")
+	rows, err := q.db.QueryContext(ctx, `SELECT `+day+`, currency, COUNT(*), SUM(total_price) FROM bookings WHERE `+where+
+		` GROUP BY `+day+`, currency ORDER BY 1, 2`, args...)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []store.BookingDay
+	for rows.Next() {
+		var d store.BookingDay
+		var day string
+		if err := rows.Scan(&day, &d.Currency, &d.Count, &d.Value); err != nil {
+			return nil, err
+		}
+		if d.Day, err = time.Parse(tradewind.DateLayout, day); err != nil {
+			return nil, store.ErrCorrupt
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
 }
 
 // likeEscape escapes the LIKE wildcards of s with a backslash.

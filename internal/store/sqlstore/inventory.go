@@ -158,44 +158,49 @@ func daysInclusive(from, to string) (int64, error) {
 	return int64(t.Sub(f).Hours()/24) + 1, nil
 }
 
-func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) (bool, error) {
+func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
 	want, err := daysInclusive(c.From, c.To)
 	if err != nil || want < 1 {
-		return false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
+		return nil, false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
 	}
 	// One conditional statement: rows lacking room are skipped. Fewer rows than days
 	// means the claim fails, and the days it did take are given back at once, so the
-	// claim is all or nothing even outside a transaction.
+	// claim is all or nothing even outside a transaction. The rows it returns tell the
+	// caller which days sold out, without another read.
 	rows, err := q.db.QueryContext(ctx, `UPDATE inventory SET sold = sold + $1
 		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		RETURNING day`, c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+		RETURNING item_id, day, capacity, sold, price`, c.Quantity, c.Kind, c.UnitID, c.From, c.To)
 	if err != nil {
-		return false, q.interpret(err)
+		return nil, false, q.interpret(err)
 	}
-	var taken []any
+	var taken []store.InventoryRow
 	for rows.Next() {
-		var day string
-		if err := rows.Scan(&day); err != nil {
+		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID}
+		if err := rows.Scan(&r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
 			rows.Close()
-			return false, err
+			return nil, false, err
 		}
-		taken = append(taken, day)
+		taken = append(taken, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if int64(len(taken)) == want {
-		return true, nil
+		slices.SortFunc(taken, func(a, b store.InventoryRow) int { return strings.Compare(a.Day, b.Day) })
+		return taken, true, nil
 	}
 	if len(taken) > 0 {
-		args := append([]any{c.Quantity, c.Kind, c.UnitID}, taken...)
+		args := []any{c.Quantity, c.Kind, c.UnitID}
+		for _, r := range taken {
+			args = append(args, r.Day)
+		}
 		if _, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND unit_id = $3
 			AND day IN (`+placeholders(4, len(taken))+`)`, args...); err != nil {
-			return false, err
+			return nil, false, err
 		}
 	}
-	return false, nil
+	return nil, false, nil
 }
 
 func (q *queries) InventoryRelease(ctx context.Context, c store.Claim) error {

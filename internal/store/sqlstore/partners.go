@@ -145,25 +145,32 @@ func (q *queries) int64s(ctx context.Context, query string, args ...any) ([]int6
 	return out, rows.Err()
 }
 
+// The credit moves, each one conditional statement on the partner ($1) and amount ($2);
+// CreditMove (portal.go) also uses them.
+const (
+	creditDraw = `UPDATE partners SET credit_used = credit_used + $2
+		WHERE id = $1 AND NOT blocked AND credit_used + $2 <= credit_limit`
+	creditRelease = `UPDATE partners SET credit_used = CASE WHEN credit_used >= $2 THEN credit_used - $2 ELSE 0 END
+		WHERE id = $1`
+)
+
 func (q *queries) CreditDraw(ctx context.Context, partnerID, amount int64) (bool, error) {
-	n, err := q.exec(ctx, `UPDATE partners SET credit_used = credit_used + $2
-		WHERE id = $1 AND NOT blocked AND credit_used + $2 <= credit_limit`, partnerID, amount)
+	n, err := q.exec(ctx, creditDraw, partnerID, amount)
 	return n == 1, err
 }
 
 func (q *queries) CreditRelease(ctx context.Context, partnerID, amount int64) error {
-	_, err := q.exec(ctx, `UPDATE partners SET credit_used = CASE WHEN credit_used >= $2 THEN credit_used - $2 ELSE 0 END
-		WHERE id = $1`, partnerID, amount)
+	_, err := q.exec(ctx, creditRelease, partnerID, amount)
 	return err
 }
 
-const keyColumns = `id, partner_id, prefix, hash, mode, scopes, products, expires_at, revoked_at, created_at`
+const keyColumns = `id, partner_id, prefix, hash, mode, scopes, products, expires_at, revoked_at, created_at, last_used_at`
 
 func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 	var k tradewind.APIKey
 	var scopes, products string
-	var expires, revoked sql.NullTime
-	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt); err != nil {
+	var expires, revoked, used sql.NullTime
+	if err := row.Scan(&k.ID, &k.PartnerID, &k.Prefix, &k.Hash, &k.Mode, &scopes, &products, &expires, &revoked, &k.CreatedAt, &used); err != nil {
 		return nil, err
 	}
 	var err error
@@ -173,7 +180,7 @@ func scanKey(row interface{ Scan(...any) error }) (*tradewind.APIKey, error) {
 	if k.Products, err = decodeList[tradewind.ProductType]("api_keys.products", products); err != nil {
 		return nil, err
 	}
-	k.ExpiresAt, k.RevokedAt, k.CreatedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC()
+	k.ExpiresAt, k.RevokedAt, k.CreatedAt, k.LastUsedAt = fromNull(expires), fromNull(revoked), k.CreatedAt.UTC(), fromNull(used)
 	return &k, nil
 }
 
@@ -223,4 +230,22 @@ func (q *queries) KeyRevoke(ctx context.Context, id int64, at time.Time) error {
 		}
 	}
 	return nil
+}
+
+// KeyLastUsedSet writes one conditional statement per key: a batch holds at most one use
+// per key a server saw in its flush interval.
+func (q *queries) KeyLastUsedSet(ctx context.Context, uses []store.KeyUse) error {
+	for _, u := range uses {
+		if _, err := q.exec(ctx, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1
+			AND (last_used_at IS NULL OR last_used_at < $2)`, u.KeyID, ts(u.At)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *queries) AuthVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := q.db.QueryRowContext(ctx, `SELECT version FROM auth_version WHERE id = 1`).Scan(&v)
+	return v, q.interpret(err)
 }

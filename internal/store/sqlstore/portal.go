@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,12 +89,46 @@ func (q *queries) PortalUserList(ctx context.Context, partnerID int64) ([]*store
 
 func (q *queries) PortalUserUpdate(ctx context.Context, u *store.PortalUser) error {
 	n, err := q.exec(ctx, `UPDATE portal_users SET name = $2, role = $3, password_hash = $4, time_zone = $5, disabled = $6,
-		totp_secret = $7, recovery_codes = $8, updated_at = $9 WHERE id = $1`,
+		totp_secret = $7, recovery_codes = $8, updated_at = $9,
+		totp_last_step = CASE WHEN totp_secret = $7 THEN totp_last_step ELSE 0 END WHERE id = $1`,
 		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, jsonList(u.RecoveryCodes), ts(u.UpdatedAt))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}
 	return err
+}
+
+func (q *queries) PortalUserTOTPStepUse(ctx context.Context, userID, step int64) (bool, error) {
+	n, err := q.exec(ctx, `UPDATE portal_users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2`, userID, step)
+	return n == 1, err
+}
+
+func (q *queries) PortalUserRecoveryCodeUse(ctx context.Context, userID int64, hash string) (bool, error) {
+	// Compare and swap on the whole list: a concurrent use (or change) of the codes makes
+	// the UPDATE miss, and the list is read again.
+	for {
+		var stored string
+		err := q.db.QueryRowContext(ctx, `SELECT recovery_codes FROM portal_users WHERE id = $1`, userID).Scan(&stored)
+		if err != nil {
+			return false, q.interpret(err)
+		}
+		codes, err := decodeList[string]("recovery_codes", stored)
+		if err != nil {
+			return false, err
+		}
+		i := slices.Index(codes, hash)
+		if i < 0 {
+			return false, nil
+		}
+		n, err := q.exec(ctx, `UPDATE portal_users SET recovery_codes = $3 WHERE id = $1 AND recovery_codes = $2`,
+			userID, stored, jsonList(slices.Delete(codes, i, i+1)))
+		if err != nil || n == 1 {
+			return n == 1, err
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
 }
 
 func (q *queries) PortalUserDelete(ctx context.Context, partnerID, id int64) error {
@@ -281,31 +316,42 @@ func (q *queries) AuditDeleteBefore(ctx context.Context, t time.Time) (int64, er
 	return q.exec(ctx, `DELETE FROM portal_audit WHERE created_at < $1`, ts(t))
 }
 
-// ledgerEntries are a partner's draws (live bookings that drew credit, when booked) and
-// releases (those cancelled, when cancelled), each with the credit used after it.
-const ledgerEntries = `WITH entries AS (
-		SELECT id AS booking_id, reference, 'draw' AS kind, credit_drawn AS amount, credit_drawn AS delta, currency,
-			created_at AS at FROM bookings WHERE partner_id = $1 AND credit_drawn > 0
-		UNION ALL
-		SELECT id, reference, 'release', credit_drawn, -credit_drawn, currency, cancelled_at
-			FROM bookings WHERE partner_id = $1 AND credit_drawn > 0 AND status = 'cancelled' AND cancelled_at IS NOT NULL
-	), ledger AS (
-		SELECT booking_id, reference, kind, amount, currency, at,
-			SUM(delta) OVER (ORDER BY at, booking_id, kind ROWS UNBOUNDED PRECEDING) AS balance_after
-		FROM entries
-	)`
-
-func (q *queries) CreditLedger(ctx context.Context, lq store.LedgerQuery) ([]*store.LedgerEntry, error) {
-	query := ledgerEntries + ` SELECT booking_id, reference, kind, amount, balance_after, currency, at FROM ledger`
-	args := []any{lq.PartnerID}
-	if !lq.Before.At.IsZero() {
-		// Keyset: entries before the cursor in (at, booking_id, kind) order.
-		query += ` WHERE at < $2 OR (at = $2 AND (booking_id < $3 OR (booking_id = $3 AND kind < $4)))`
-		args = append(args, ts(lq.Before.At), lq.Before.BookingID, lq.Before.Kind)
+func (q *queries) CreditMove(ctx context.Context, e *store.LedgerEntry) (bool, error) {
+	move := creditRelease
+	if e.Kind == store.LedgerDraw {
+		move = creditDraw
 	}
-	args = append(args, lq.Limit)
-	query += ` ORDER BY at DESC, booking_id DESC, kind DESC LIMIT ` + placeholders(len(args), 1)
-	rows, err := q.db.QueryContext(ctx, query, args...)
+	move += ` RETURNING id, credit_used`
+	const insert = `INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency, balance_after, created_at) `
+	args := []any{e.PartnerID, e.Amount, e.BookingID, e.Reference, e.Kind, e.Currency, ts(e.At)}
+	var err error
+	if q.d.WritableCTE {
+		// One round trip: no row when the move was refused.
+		err = q.db.QueryRowContext(ctx, `WITH moved AS (`+move+`) `+insert+
+			`SELECT id, $3, $4, $5, $2, $6, credit_used, $7 FROM moved RETURNING id, balance_after`, args...).Scan(&e.ID, &e.BalanceAfter)
+	} else {
+		var id int64
+		if err = q.db.QueryRowContext(ctx, move, e.PartnerID, e.Amount).Scan(&id, &e.BalanceAfter); err == nil {
+			err = q.db.QueryRowContext(ctx, insert+`VALUES ($1, $3, $4, $5, $2, $6, $8, $7) RETURNING id`,
+				append(args, e.BalanceAfter)...).Scan(&e.ID)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		if e.Kind == store.LedgerDraw {
+			return false, nil
+		}
+		return false, store.ErrNotFound
+	}
+	if err != nil {
+		return false, q.interpret(err)
+	}
+	return true, nil
+}
+
+func (q *queries) CreditLedgerList(ctx context.Context, lq store.LedgerQuery) ([]*store.LedgerEntry, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT id, partner_id, booking_id, reference, kind, amount, currency, balance_after,
+		created_at FROM credit_ledger WHERE partner_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`,
+		lq.PartnerID, lq.BeforeID, lq.Limit)
 	if err != nil {
 		return nil, q.interpret(err)
 	}
@@ -313,7 +359,8 @@ func (q *queries) CreditLedger(ctx context.Context, lq store.LedgerQuery) ([]*st
 	var out []*store.LedgerEntry
 	for rows.Next() {
 		var e store.LedgerEntry
-		if err := rows.Scan(&e.BookingID, &e.Reference, &e.Kind, &e.Amount, &e.BalanceAfter, &e.Currency, &e.At); err != nil {
+		if err := rows.Scan(&e.ID, &e.PartnerID, &e.BookingID, &e.Reference, &e.Kind, &e.Amount, &e.Currency,
+			&e.BalanceAfter, &e.At); err != nil {
 			return nil, err
 		}
 		e.At = e.At.UTC()

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -38,6 +39,8 @@ type Dialect struct {
 	// JSONListHas is a condition true when the JSON array of strings in column holds
 	// the text parameter param (e.g. "$1"): how a list column is searched.
 	JSONListHas func(column, param string) string
+	// UTCDay is an expression of the UTC date of the time column, as text YYYY-MM-DD.
+	UTCDay func(column string) string
 	// BeforeAnalyze, when set, runs on the connection of ANALYZE just before it (SQLite:
 	// a sampling limit, without which ANALYZE reads every row of every index).
 	BeforeAnalyze string
@@ -49,15 +52,19 @@ type Dialect struct {
 	// order of columns) into table over the connection of the current transaction
 	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
 	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
+	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
+	// dependent writes into one statement, one round trip.
+	WritableCTE bool
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
 }
 
-// DB is a store.Store over one *sql.DB.
+// DB is a store.Store over one *sql.DB, or over a writer and a pool of readers.
 type DB struct {
 	*queries
-	db      *sql.DB
+	db      *sql.DB // every transaction and every statement that writes
+	reader  *sql.DB // statements outside a transaction that only read; db when nil
 	dialect Dialect
 }
 
@@ -66,6 +73,42 @@ func New(db *sql.DB, d Dialect) *DB {
 	s := &DB{db: db, dialect: d}
 	s.queries = &queries{db: db, d: &s.dialect}
 	return s
+}
+
+// NewSplit wraps a writer and a pool of read-only connections to the same database
+// (SQLite in WAL mode): transactions and writes run on writer, whose pool the caller
+// limits to one connection so that writers queue in Go rather than on the database's
+// lock; a statement outside a transaction that starts with SELECT runs on reader.
+func NewSplit(writer, reader *sql.DB, d Dialect) *DB {
+	s := &DB{db: writer, reader: reader, dialect: d}
+	s.queries = &queries{db: split{w: writer, r: reader}, d: &s.dialect}
+	return s
+}
+
+// split routes each statement outside a transaction by what it does.
+type split struct{ w, r *sql.DB }
+
+// pick returns the reader for a statement that starts with SELECT (which never writes
+// in SQLite), the writer for anything else (WITH may carry an UPDATE).
+func (s split) pick(query string) *sql.DB {
+	q := strings.TrimLeft(query, " \t\r\n")
+	if len(q) >= 6 && strings.EqualFold(q[:6], "SELECT") {
+		return s.r
+	}
+	return s.w
+}
+
+func (s split) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.pick(query).ExecContext(ctx, query, args...)
+}
+func (s split) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return s.pick(query).QueryContext(ctx, query, args...)
+}
+func (s split) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return s.pick(query).QueryRowContext(ctx, query, args...)
+}
+func (s split) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return s.pick(query).PrepareContext(ctx, query)
 }
 
 // Migrate applies every pending migration.
@@ -95,7 +138,8 @@ func (s *DB) MigrateTo(ctx context.Context, version int64) error {
 	return nil
 }
 
-// SQL returns the underlying database, for tests and operator tooling.
+// SQL returns the underlying database (the writer where there is a read pool), for
+// tests and operator tooling.
 func (s *DB) SQL() *sql.DB { return s.db }
 
 // Dialect names the database.
@@ -121,7 +165,12 @@ func (s *DB) Analyze(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (s *DB) Close() error { return s.db.Close() }
+func (s *DB) Close() error {
+	if s.reader != nil {
+		_ = s.reader.Close()
+	}
+	return s.db.Close()
+}
 
 // InTx runs fn in a transaction, retrying it when the database aborted it for
 // concurrency (deadlock or serialization failure).

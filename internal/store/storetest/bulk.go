@@ -63,7 +63,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			t.Errorf("InventoryInsert of %d existing rows = %v, want ErrConflict", n, err)
 		}
 	}
-	if ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
 	// Two bulk writes in one transaction: capacity and price change, what is sold stays.

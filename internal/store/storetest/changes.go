@@ -81,7 +81,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	}
 
 	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 100, From: "2027-01-10", To: "2027-01-11", Quantity: 1}
-	if ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
+	if _, ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
 	got = next()
@@ -98,7 +98,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 
 	// A rolled-back write leaves no change; an uncommitted one is not sequenced.
 	_ = s.InTx(ctx, func(q store.Querier) error {
-		if _, err := q.InventoryClaim(ctx, claim); err != nil {
+		if _, _, err := q.InventoryClaim(ctx, claim); err != nil {
 			return err
 		}
 		return fmt.Errorf("roll back")

@@ -18,6 +18,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 	cases := map[string]func(t *testing.T, s store.Store){
 		"Partners":            exercisePartners,
 		"Keys":                exerciseKeys,
+		"KeyLastUsed":         exerciseKeyLastUsed, // auth.go
+		"AuthVersion":         exerciseAuthVersion,
 		"Items":               exerciseItems,
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
@@ -60,9 +62,14 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"PortalInvitations":    exercisePortalInvitations,
 		"Throttle":             exerciseThrottle,
 		"Audit":                exerciseAudit,
-		"CreditLedger":         exerciseCreditLedger,
+		"BookingDaily":         exerciseBookingDaily, // usage.go
 		"PortalBookingFilters": exercisePortalBookingFilters,
 		"PortalEvents":         exercisePortalEvents,
+		// The credit ledger and TOTP steps: ledger.go.
+		"CreditLedger":           exerciseCreditLedger,
+		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
+		"TOTPStep":               exerciseTOTPStep,
+		"RecoveryCodeUse":        exerciseRecoveryCodeUse,
 		// Request logs and usage counters: reqlog.go.
 		"UsageCounters": exerciseUsageCounters,
 		"RequestLogs":   exerciseRequestLogs,
@@ -202,13 +209,19 @@ func exerciseInventory(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
-	if ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
+	after, ok, err := s.InventoryClaim(ctx, claim)
+	if err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
-	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok {
+	// The claim's rows as they stand after it, by day.
+	if len(after) != 2 || after[0].Day != "2027-01-01" || after[1].Day != "2027-01-02" || after[0].Sold != 2 ||
+		after[1].Capacity != 2 || after[0].ItemID != 7 || after[0].Price != 1000 || after[0].UnitID != 1 || after[0].Kind != tradewind.UnitRoom {
+		t.Errorf("claimed rows = %+v", after)
+	}
+	if after, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok || after != nil {
 		t.Error("a claim over a full day must fail")
 	}
-	if ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
+	if _, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
 		t.Error("a claim over a day without inventory must fail")
 	}
 	// Re-putting keeps what is sold and changes capacity and price.

@@ -272,57 +272,6 @@ func exerciseAudit(t *testing.T, s store.Store) {
 	}
 }
 
-func exerciseCreditLedger(t *testing.T, s store.Store) {
-	ctx := context.Background()
-	p := newPartner(t, s, "acme")
-	q := newPartner(t, s, "globex")
-	mk := func(partner *tradewind.Partner, ref string, drawn int64, at time.Time) *tradewind.Booking {
-		b := newBooking(partner, ref, "", "")
-		b.CreditDrawn, b.TotalPrice, b.CreatedAt = drawn, drawn, at
-		if err := s.BookingCreate(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	a := mk(p, "HTL-LEDGER01", 1000, now)
-	mk(p, "HTL-LEDGER02", 500, now.Add(time.Minute))
-	test := mk(p, "HTL-LEDGER03", 0, now.Add(2*time.Minute)) // a test booking draws nothing
-	mk(q, "HTL-LEDGER04", 700, now)
-	if ok, err := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: a.ID, From: []tradewind.BookingStatus{tradewind.StatusConfirmed},
-		Status: tradewind.StatusCancelled, Reason: "x", At: now.Add(3 * time.Minute)}); err != nil || !ok {
-		t.Fatal(err)
-	}
-	_ = test
-	all, err := s.CreditLedger(ctx, store.LedgerQuery{PartnerID: p.ID, Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	type row struct {
-		ref, kind       string
-		amount, balance int64
-	}
-	want := []row{{"HTL-LEDGER01", "release", 1000, 500}, {"HTL-LEDGER02", "draw", 500, 1500}, {"HTL-LEDGER01", "draw", 1000, 1000}}
-	if len(all) != len(want) {
-		t.Fatalf("CreditLedger = %d entries, want %d", len(all), len(want))
-	}
-	for i, w := range want {
-		g := all[i]
-		if g.Reference != w.ref || g.Kind != w.kind || g.Amount != w.amount || g.BalanceAfter != w.balance || g.Currency != "EUR" {
-			t.Fatalf("entry %d = %+v, want %+v", i, g, w)
-		}
-	}
-	page, err := s.CreditLedger(ctx, store.LedgerQuery{PartnerID: p.ID, Limit: 2})
-	if err != nil || len(page) != 2 {
-		t.Fatalf("page 1: %d, %v", len(page), err)
-	}
-	last := page[1]
-	rest, err := s.CreditLedger(ctx, store.LedgerQuery{PartnerID: p.ID, Limit: 2,
-		Before: store.LedgerCursor{At: last.At, BookingID: last.BookingID, Kind: last.Kind}})
-	if err != nil || len(rest) != 1 || rest[0].Kind != "draw" || rest[0].Reference != "HTL-LEDGER01" {
-		t.Fatalf("page 2: %+v, %v", rest, err)
-	}
-}
-
 func exercisePortalBookingFilters(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")

@@ -1,0 +1,87 @@
+package booking_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store/postgres"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// statements counts the statements PostgreSQL receives (each one round trip once its
+// connection has prepared it), and remembers their first words.
+type statements struct {
+	mu   sync.Mutex
+	on   bool
+	sent []string
+}
+
+func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		f := strings.Fields(d.SQL)
+		s.sent = append(s.sent, strings.Join(f[:min(len(f), 4)], " "))
+	}
+	return ctx
+}
+
+func (s *statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (s *statements) count(f func()) []string {
+	s.mu.Lock()
+	s.on, s.sent = true, nil
+	s.mu.Unlock()
+	f()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = false
+	return s.sent
+}
+
+// BookStatementsPostgres is how many statements a live hotel booking sends to
+// PostgreSQL through the service (docs/performance.md, "The write path"): the replay
+// lookup, BEGIN, the idempotency claim, the item, its inventory, the claim (which
+// returns the days it sold out), the booking, the event with its deliveries, the credit
+// draw (last: it locks the partner's row until COMMIT), COMMIT. It was 13 before the
+// write path was reworked.
+const BookStatementsPostgres = 10
+
+// TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
+func TestBookRoundTripsPostgres(t *testing.T) {
+	t.Parallel()
+	tr := &statements{}
+	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
+		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}}
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	book := func(i int) {
+		h := doc.Hotels[i%len(doc.Hotels)]
+		req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+			CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
+		if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
+			t.Fatalf("book: %v (replay %v)", err, replay)
+		}
+	}
+	book(0) // the first use of each statement on a connection also prepares it
+	sent := tr.count(func() { book(1) })
+	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
+	if len(sent) > BookStatementsPostgres {
+		t.Errorf("a live booking sent %d statements to PostgreSQL; want at most %d:\n%s", len(sent), BookStatementsPostgres, strings.Join(sent, "\n"))
+	}
+}

@@ -1,0 +1,78 @@
+package booking_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// writers is how many goroutines book at once in the parallel benchmarks, the load
+// benchmark's 16 write connections: b.SetParallelism multiplies it by GOMAXPROCS.
+const writers = 16
+
+func parallelism(b *testing.B) {
+	b.SetParallelism(max(1, writers/testingProcs()))
+}
+
+// BenchmarkBookParallel books through the service from 16 goroutines at once, one
+// night each in hotels spread over the catalog (live key: claim, credit draw, booking
+// and event in one transaction). Compare its ns/op with BenchmarkCommitFloor's:
+//
+//	go test -run XXX -bench 'BookParallel|CommitFloor' ./internal/booking/
+func BenchmarkBookParallel(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, c, doc := benchService(b, o)
+			var n atomic.Int64
+			parallelism(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := int(n.Add(1))
+					h := doc.Hotels[i%len(doc.Hotels)]
+					req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID,
+						RoomID: h.Rooms[i%len(h.Rooms)].ID, CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1},
+						Guest: &booking.Guest{Name: "Bench"}}
+					if _, _, err := svc.Book(context.Background(), c, fmt.Sprint("bench-", i), req); err != nil && !isSoldOut(err) {
+						b.Errorf("book: %v", err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkCommitFloor is the store's floor: single-row durable commits (INSERT in
+// autocommit) through the store's own connections, 16 writers at once.
+func BenchmarkCommitFloor(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			st := o.Open(b)
+			ctx := context.Background()
+			if _, err := st.SQL().ExecContext(ctx, `CREATE TABLE commit_floor (id BIGINT NOT NULL, v TEXT NOT NULL)`); err != nil {
+				b.Fatal(err)
+			}
+			var n atomic.Int64
+			parallelism(b)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := st.SQL().ExecContext(ctx, `INSERT INTO commit_floor (id, v) VALUES ($1, $2)`, n.Add(1), "commit"); err != nil {
+						b.Errorf("insert: %v", err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+func testingProcs() int { return runtime.GOMAXPROCS(0) }
