@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -261,6 +262,24 @@ func TestCatalogGenerate(t *testing.T) {
 	doc, err := catalog.Parse(strings.NewReader(a.stdout))
 	if err != nil || len(doc.Hotels) != 5 || len(doc.Packages) != 2 {
 		t.Fatalf("generated catalog: %v", err)
+	}
+	// --change-percent 20 changes one hotel of five: the rest of the document is the same.
+	c := runTradewind(t, "sqlite::memory:", "", append(args, "--change-percent", "20")...)
+	changed, err := catalog.Parse(strings.NewReader(c.stdout))
+	if c.err != nil || err != nil || c.stdout == a.stdout {
+		t.Fatalf("--change-percent 20: %v, %v", c.err, err)
+	}
+	diff := 0
+	for i := range doc.Hotels {
+		if !reflect.DeepEqual(doc.Hotels[i], changed.Hotels[i]) {
+			diff++
+		}
+	}
+	if diff != 1 {
+		t.Errorf("--change-percent 20 changed %d hotels of 5, want 1", diff)
+	}
+	if r := runTradewind(t, "sqlite::memory:", "", append(args, "--change-percent", "101")...); r.err == nil {
+		t.Error("--change-percent 101 must be refused")
 	}
 }
 

@@ -85,6 +85,7 @@ type catalogGenerateCmd struct {
 	Days       int    `name:"days" default:"365" help:"Days of inventory from --start."`
 	Seed       int64  `name:"seed" default:"1" help:"Random seed: the same seed gives the same catalog."`
 	Start      string `name:"start" help:"First day of inventory (YYYY-MM-DD); default today."`
+	Change     int    `name:"change-percent" default:"0" help:"Change this percent of the items (0-100) against the same options with 0: a catalog to re-import."`
 }
 
 func (c *catalogGenerateCmd) Run(e *env) error {
@@ -104,11 +105,14 @@ func (c *catalogGenerateCmd) Run(e *env) error {
 	if c.Hotels+c.Activities+c.Rentals+c.Packages == 0 {
 		return fmt.Errorf("say how many items to generate: --hotels N --activities N --rentals N --packages N")
 	}
+	if c.Change < 0 || c.Change > 100 {
+		return fmt.Errorf("--change-percent must be 0–100")
+	}
 	if c.Cities < 1 || c.Days < 1 || c.Days > 1100 {
 		return fmt.Errorf("--cities must be 1 or more and --days 1–1100")
 	}
 	doc := catalog.Generate(catalog.GenerateOptions{Hotels: c.Hotels, Activities: c.Activities, Rentals: c.Rentals,
-		Packages: c.Packages, Cities: c.Cities, Days: c.Days, Seed: c.Seed, Start: start})
+		Packages: c.Packages, Cities: c.Cities, Days: c.Days, Seed: c.Seed, Start: start, ChangePercent: c.Change})
 	return catalog.Write(e.stdout, doc)
 }
 

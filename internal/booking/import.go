@@ -68,6 +68,17 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		}
 		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
 			docOwner: docUnitOwners(staged), owners: map[tradewind.UnitKind]map[int64][]int64{}}
+		// A first import (no inventory stored) loads without the by-item index, which
+		// costs a B-tree insert per row, and builds it once, sorted, at the end. Nothing
+		// needs it meanwhile: no item has stored rows to read.
+		if im.first, err = tx.InventoryEmpty(ctx); err != nil {
+			return err
+		}
+		if im.first {
+			if err := tx.InventoryItemIndexDrop(ctx); err != nil {
+				return err
+			}
+		}
 		for start := 0; start < len(staged); {
 			// A batch holds items of one kind.
 			end := start + 1
@@ -87,6 +98,11 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		// to this one) and the batch left unwritten; the transaction is rolled back.
 		if problems := unitOwnerProblems(doc, im.owners); len(problems) > 0 {
 			return &catalog.ValidationError{Problems: problems}
+		}
+		if im.first {
+			if err := tx.InventoryItemIndexCreate(ctx); err != nil {
+				return err
+			}
 		}
 		inserted = im.inserted
 		return nil
@@ -109,8 +125,9 @@ type importer struct {
 	subscribers []int64
 	rep         *ImportReport
 	names       dayNames
-	rows        int // inventory rows written
-	inserted    int // of which new
+	rows        int  // inventory rows written
+	first       bool // no inventory was stored: every item's stored rows are none
+	inserted    int  // of which new
 	// docOwner maps unit kind and unit id to the document's item, for the units
 	// (rooms, spaces, departures) that could collide with another item's.
 	docOwner map[tradewind.UnitKind]map[int64]int64
@@ -185,6 +202,9 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 	}
 	storedRows := map[int64][]store.InventoryRow{} // by item, each ordered by unit and day
 	for unitKind, ids := range compareIDs {
+		if im.first {
+			break
+		}
 		rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: unitKind, ItemIDs: ids, From: "0000-01-01", To: "9999-12-31"})
 		if err != nil {
 			return err

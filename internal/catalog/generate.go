@@ -16,6 +16,11 @@ type GenerateOptions struct {
 	Hotels, Activities, Rentals, Packages, Cities, Days int
 	Seed                                                int64
 	Start                                               time.Time
+	// ChangePercent (0–100) changes that percent of the items of each kind, spread
+	// evenly, against the catalog the same options give with 0: the first inventory
+	// range of the item's first unit has its price (rooms, spaces) or capacity
+	// (activities, packages) raised by one. It makes the catalog of a re-import.
+	ChangePercent int
 }
 
 // Id bases of generated items. Rooms are hotelID*100+n, spaces rentalID*100+n,
@@ -127,7 +132,42 @@ func Generate(o GenerateOptions) *Document {
 	for i := range o.Packages {
 		doc.Packages = append(doc.Packages, g.pkg(int64(genPackageBase+i)))
 	}
+	changeItems(doc, o.ChangePercent)
 	return doc
+}
+
+// changeItems applies GenerateOptions.ChangePercent to doc.
+func changeItems(doc *Document, percent int) {
+	if percent <= 0 {
+		return
+	}
+	// Item i is changed when i·percent/100 steps: exactly ⌊n·percent/100⌋ items of n, evenly spread.
+	pick := func(i int) bool { return (i+1)*percent/100 != i*percent/100 }
+	for i := range doc.Hotels {
+		if h := &doc.Hotels[i]; pick(i) && len(h.Rooms) > 0 && len(h.Rooms[0].Inventory) > 0 {
+			h.Rooms[0].Inventory[0].Price++
+		}
+	}
+	for i := range doc.Activities {
+		if a := &doc.Activities[i]; pick(i) && len(a.Availability) > 0 {
+			a.Availability[0].Capacity++
+		}
+	}
+	for i := range doc.Rentals {
+		if r := &doc.Rentals[i]; pick(i) && len(r.Spaces) > 0 && len(r.Spaces[0].Availability) > 0 {
+			r.Spaces[0].Availability[0].Price++
+		}
+	}
+	for i := range doc.Packages {
+		p := &doc.Packages[i]
+		switch {
+		case !pick(i):
+		case len(p.Departures) > 0:
+			p.Departures[0].Capacity++
+		case len(p.TravelDates) > 0:
+			p.TravelDates[0].Capacity++
+		}
+	}
 }
 
 // date returns the date offset days after the start.

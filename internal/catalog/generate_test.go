@@ -111,3 +111,35 @@ func TestGenerateMix(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateChangePercent: ChangePercent changes exactly that share of each kind's
+// items against the same options without it, and the result stays valid.
+func TestGenerateChangePercent(t *testing.T) {
+	t.Parallel()
+	o := GenerateOptions{Hotels: 200, Activities: 50, Rentals: 50, Packages: 50, Days: 60, Seed: 5}
+	base := Generate(o)
+	o.ChangePercent = 10
+	changed := Generate(o)
+	if problems := changed.Validate(); len(problems) > 0 {
+		t.Fatalf("changed catalog invalid: %v", problems)
+	}
+	count := func(n int, at func(int) (any, any)) int {
+		d := 0
+		for i := range n {
+			x, y := at(i)
+			if !cmp.Equal(x, y) {
+				d++
+			}
+		}
+		return d
+	}
+	got := []int{
+		count(200, func(i int) (any, any) { return base.Hotels[i], changed.Hotels[i] }),
+		count(50, func(i int) (any, any) { return base.Activities[i], changed.Activities[i] }),
+		count(50, func(i int) (any, any) { return base.Rentals[i], changed.Rentals[i] }),
+		count(50, func(i int) (any, any) { return base.Packages[i], changed.Packages[i] }),
+	}
+	if want := []int{20, 5, 5, 5}; !cmp.Equal(got, want) {
+		t.Errorf("changed items by kind = %v, want %v", got, want)
+	}
+}

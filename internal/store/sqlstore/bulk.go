@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -204,4 +205,32 @@ func (q *queries) inventoryCopy(ctx context.Context, rows []store.InventoryRow) 
 		return q.interpret(err)
 	}
 	return nil
+}
+
+func (q *queries) InventoryEmpty(ctx context.Context) (bool, error) {
+	var one int
+	err := q.db.QueryRowContext(ctx, `SELECT 1 FROM inventory LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return true, nil
+	}
+	return false, q.interpret(err)
+}
+
+// inventoryItemIndex is migration 00001's by-item index of inventory.
+const inventoryItemIndex = `CREATE INDEX inventory_item ON inventory(kind, item_id, day)`
+
+func (q *queries) InventoryItemIndexDrop(ctx context.Context) error {
+	if q.conn == nil {
+		return errors.New("inventory item index drop: outside a transaction")
+	}
+	_, err := q.db.ExecContext(ctx, `DROP INDEX inventory_item`)
+	return q.interpret(err)
+}
+
+func (q *queries) InventoryItemIndexCreate(ctx context.Context) error {
+	if q.conn == nil {
+		return errors.New("inventory item index create: outside a transaction")
+	}
+	_, err := q.db.ExecContext(ctx, inventoryItemIndex)
+	return q.interpret(err)
 }

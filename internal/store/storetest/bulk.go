@@ -107,3 +107,48 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 		t.Errorf("after rollback = %+v", r)
 	}
 }
+
+// exerciseInventoryItemIndex: what a first import relies on. InventoryEmpty tells an
+// empty inventory; the by-item index dropped in a transaction that rolls back is still
+// there (dropping it again succeeds); dropped and created again in one, inventory is
+// listed by item as before; outside a transaction both refuse.
+func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if empty, err := s.InventoryEmpty(ctx); err != nil || !empty {
+		t.Fatalf("InventoryEmpty of a new store = %v, %v", empty, err)
+	}
+	rollback := errors.New("roll back")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		if err := q.InventoryItemIndexDrop(ctx); err != nil {
+			return err
+		}
+		return rollback
+	}); !errors.Is(err, rollback) {
+		t.Fatalf("drop then roll back = %v", err)
+	}
+	row := store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: 77, ItemID: 7, Day: "2027-01-01", Capacity: 2, Price: 100}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		if err := q.InventoryItemIndexDrop(ctx); err != nil {
+			return fmt.Errorf("drop after a rolled back drop: %w", err)
+		}
+		if err := q.InventoryInsert(ctx, []store.InventoryRow{row}); err != nil {
+			return err
+		}
+		return q.InventoryItemIndexCreate(ctx)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if empty, err := s.InventoryEmpty(ctx); err != nil || empty {
+		t.Errorf("InventoryEmpty with a row = %v, %v", empty, err)
+	}
+	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-01"})
+	if err != nil || len(got) != 1 || got[0].UnitID != 77 {
+		t.Errorf("InventoryList by item = %+v, %v", got, err)
+	}
+	if err := s.InventoryItemIndexDrop(ctx); err == nil {
+		t.Error("InventoryItemIndexDrop outside a transaction succeeded")
+	}
+	if err := s.InventoryItemIndexCreate(ctx); err == nil {
+		t.Error("InventoryItemIndexCreate outside a transaction succeeded")
+	}
+}

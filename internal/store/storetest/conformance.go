@@ -23,7 +23,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Items":               exerciseItems,
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
-		"BulkWrites":          exerciseBulkWrites, // bulk.go
+		"BulkWrites":          exerciseBulkWrites,         // bulk.go
+		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
 		"Bookings":            exerciseBookings,
 		"Idempotency":         exerciseIdempotency,
 		"Prebooks":            exercisePrebooks,
