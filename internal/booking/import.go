@@ -68,14 +68,15 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		}
 		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
 			docOwner: docUnitOwners(staged), owners: map[tradewind.UnitKind]map[int64][]int64{}}
-		// A first import (no inventory stored) loads without the by-item index, which
-		// costs a B-tree insert per row, and builds it once, sorted, at the end. Nothing
-		// needs it meanwhile: no item has stored rows to read.
+		// A first import (no inventory stored) loads without the by-item index (and on
+		// PostgreSQL without the primary key), each of which costs a B-tree insert per
+		// row, and builds them once, sorted, at the end. Nothing needs them meanwhile:
+		// no item has stored rows to read, no unit can belong to another item.
 		if im.first, err = tx.InventoryEmpty(ctx); err != nil {
 			return err
 		}
 		if im.first {
-			if err := tx.InventoryItemIndexDrop(ctx); err != nil {
+			if err := tx.InventoryIndexesDrop(ctx); err != nil {
 				return err
 			}
 		}
@@ -100,7 +101,7 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 			return &catalog.ValidationError{Problems: problems}
 		}
 		if im.first {
-			if err := tx.InventoryItemIndexCreate(ctx); err != nil {
+			if err := tx.InventoryIndexesCreate(ctx); err != nil {
 				return err
 			}
 		}
@@ -240,8 +241,14 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 		added, changed, out[i].from, out[i].to = diffInventory(added, changed, mine, docRows, out[i].recordChanged)
 		putItems = append(putItems, &st.item)
 	}
-	// A unit new to its item may belong to another: ask the store, before writing.
+	// A unit new to its item may belong to another: ask the store, before writing. Not
+	// on a first import: nothing was stored, and the document's unit ids are unique
+	// (Validate), so no unit can belong to another item; the store is not asked for
+	// what this very import wrote, which it could only find without its indexes.
 	for unitKind, units := range newUnits {
+		if im.first {
+			break
+		}
 		owners, err := tx.InventoryUnitOwners(ctx, unitKind, units)
 		if err != nil {
 			return err

@@ -225,12 +225,14 @@ type Querier interface {
 	InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error)
 	// InventoryEmpty reports whether no inventory row is stored.
 	InventoryEmpty(ctx context.Context) (bool, error)
-	// InventoryItemIndexDrop drops the by-item index of inventory, and
-	// InventoryItemIndexCreate builds it again: a first import loads faster without it
-	// and sorts it once at the end. Only inside a transaction, which keeps the index
-	// (and holds the table: PostgreSQL locks it until commit) if it rolls back.
-	InventoryItemIndexDrop(ctx context.Context) error
-	InventoryItemIndexCreate(ctx context.Context) error
+	// InventoryIndexesDrop drops the by-item index of inventory and, on PostgreSQL, its
+	// primary key; InventoryIndexesCreate builds them again: a first import loads faster
+	// without them and sorts each once at the end. Nothing may read inventory by key
+	// between the two, and the rows loaded meanwhile must not repeat a (kind, unit, day)
+	// (the primary key's build refuses them). Only inside a transaction, which keeps the
+	// indexes (and holds the table: PostgreSQL locks it until commit) if it rolls back.
+	InventoryIndexesDrop(ctx context.Context) error
+	InventoryIndexesCreate(ctx context.Context) error
 	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, with one
 	// conditional statement; false when any day lacks the room. When it succeeds it
 	// returns the claim's rows as they stand after it, ordered by day, so that the caller

@@ -216,20 +216,46 @@ func (q *queries) InventoryEmpty(ctx context.Context) (bool, error) {
 	return false, q.interpret(err)
 }
 
-// inventoryItemIndex is migration 00001's by-item index of inventory.
-const inventoryItemIndex = `CREATE INDEX inventory_item ON inventory(kind, item_id, day)`
+// inventoryItemIndex is migration 00001's by-item index of inventory, and
+// inventoryPrimaryKey its primary key, as PostgreSQL names it.
+const (
+	inventoryItemIndex  = `CREATE INDEX inventory_item ON inventory(kind, item_id, day)`
+	inventoryPrimaryKey = `ALTER TABLE inventory ADD CONSTRAINT inventory_pkey PRIMARY KEY (kind, unit_id, day)`
+)
 
-func (q *queries) InventoryItemIndexDrop(ctx context.Context) error {
+// InventoryIndexesDrop drops the by-item index and, where the dialect allows it
+// (PostgreSQL), the primary key of inventory.
+func (q *queries) InventoryIndexesDrop(ctx context.Context) error {
 	if q.conn == nil {
-		return errors.New("inventory item index drop: outside a transaction")
+		return errors.New("inventory indexes drop: outside a transaction")
 	}
-	_, err := q.db.ExecContext(ctx, `DROP INDEX inventory_item`)
-	return q.interpret(err)
+	if _, err := q.db.ExecContext(ctx, `DROP INDEX inventory_item`); err != nil {
+		return q.interpret(err)
+	}
+	if q.d.InventoryKeyDroppable {
+		if _, err := q.db.ExecContext(ctx, `ALTER TABLE inventory DROP CONSTRAINT inventory_pkey`); err != nil {
+			return q.interpret(err)
+		}
+	}
+	return nil
 }
 
-func (q *queries) InventoryItemIndexCreate(ctx context.Context) error {
+// InventoryIndexesCreate builds again what InventoryIndexesDrop dropped. The primary key
+// is built first: a duplicate (kind, unit, day) loaded meanwhile fails it, and the
+// transaction with it.
+func (q *queries) InventoryIndexesCreate(ctx context.Context) error {
 	if q.conn == nil {
-		return errors.New("inventory item index create: outside a transaction")
+		return errors.New("inventory indexes create: outside a transaction")
+	}
+	if q.d.BeforeIndexBuild != "" {
+		if _, err := q.db.ExecContext(ctx, q.d.BeforeIndexBuild); err != nil {
+			return q.interpret(err)
+		}
+	}
+	if q.d.InventoryKeyDroppable {
+		if _, err := q.db.ExecContext(ctx, inventoryPrimaryKey); err != nil {
+			return q.interpret(err)
+		}
 	}
 	_, err := q.db.ExecContext(ctx, inventoryItemIndex)
 	return q.interpret(err)

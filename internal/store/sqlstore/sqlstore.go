@@ -55,6 +55,13 @@ type Dialect struct {
 	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
 	// dependent writes into one statement, one round trip.
 	WritableCTE bool
+	// InventoryKeyDroppable: a first import may drop inventory's primary key with its
+	// by-item index and rebuild both, sorted, before commit (PostgreSQL; SQLite cannot
+	// drop a table's primary key).
+	InventoryKeyDroppable bool
+	// BeforeIndexBuild, when set, runs in the transaction just before a first import
+	// builds inventory's indexes (PostgreSQL: SET LOCAL maintenance_work_mem).
+	BeforeIndexBuild string
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string

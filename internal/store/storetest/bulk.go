@@ -119,7 +119,7 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	}
 	rollback := errors.New("roll back")
 	if err := s.InTx(ctx, func(q store.Querier) error {
-		if err := q.InventoryItemIndexDrop(ctx); err != nil {
+		if err := q.InventoryIndexesDrop(ctx); err != nil {
 			return err
 		}
 		return rollback
@@ -128,13 +128,13 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	}
 	row := store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: 77, ItemID: 7, Day: "2027-01-01", Capacity: 2, Price: 100}
 	if err := s.InTx(ctx, func(q store.Querier) error {
-		if err := q.InventoryItemIndexDrop(ctx); err != nil {
+		if err := q.InventoryIndexesDrop(ctx); err != nil {
 			return fmt.Errorf("drop after a rolled back drop: %w", err)
 		}
 		if err := q.InventoryInsert(ctx, []store.InventoryRow{row}); err != nil {
 			return err
 		}
-		return q.InventoryItemIndexCreate(ctx)
+		return q.InventoryIndexesCreate(ctx)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +145,10 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	if err != nil || len(got) != 1 || got[0].UnitID != 77 {
 		t.Errorf("InventoryList by item = %+v, %v", got, err)
 	}
-	if err := s.InventoryItemIndexDrop(ctx); err == nil {
-		t.Error("InventoryItemIndexDrop outside a transaction succeeded")
+	if err := s.InventoryIndexesDrop(ctx); err == nil {
+		t.Error("InventoryIndexesDrop outside a transaction succeeded")
 	}
-	if err := s.InventoryItemIndexCreate(ctx); err == nil {
-		t.Error("InventoryItemIndexCreate outside a transaction succeeded")
+	if err := s.InventoryIndexesCreate(ctx); err == nil {
+		t.Error("InventoryIndexesCreate outside a transaction succeeded")
 	}
 }
