@@ -40,7 +40,6 @@ var Dialect = sqlstore.Dialect{
 	UTCDay:           func(column string) string { return "date(" + column + ")" },
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
-	BeforeIndexBuild: "PRAGMA threads = 2",
 	EventInsertOrder: "rowid",
 }
 
