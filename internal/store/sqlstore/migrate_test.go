@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -142,58 +140,5 @@ func TestMigrationIdempotencyMode(t *testing.T) {
 				t.Error("second test claim of the key succeeded")
 			}
 		})
-	}
-}
-
-// TestMigrationInventoryWithoutRowid: SQLite's migration 00019 rebuilds inventory as a
-// WITHOUT ROWID table and keeps every row, sold units included, the by-item index and
-// the change triggers of its updates.
-func TestMigrationInventoryWithoutRowid(t *testing.T) {
-	ctx := context.Background()
-	s := unmigrated[0].open(t)
-	if err := s.MigrateTo(ctx, 18); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.SQL().ExecContext(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, sold, price)
-		VALUES ('room', 11, 1, '2027-01-01', 3, 1, 9000), ('room', 11, 1, '2027-01-02', 3, 0, 9100),
-		       ('activity', 2, 2, '2027-01-01', 20, 5, 1500)`); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var sqlText string
-	if err := s.SQL().QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'inventory'`).Scan(&sqlText); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(sqlText, "WITHOUT ROWID") {
-		t.Errorf("inventory after 00019: %s", sqlText)
-	}
-	var objects []string
-	rows, err := s.SQL().QueryContext(ctx, `SELECT type || ' ' || name FROM sqlite_master WHERE tbl_name = 'inventory' AND type IN ('index', 'trigger') AND name NOT LIKE 'sqlite_%' ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			t.Fatal(err)
-		}
-		objects = append(objects, o)
-	}
-	rows.Close()
-	if want := []string{"index inventory_item", "trigger inventory_changed_delete", "trigger inventory_changed_update"}; !slices.Equal(objects, want) {
-		t.Errorf("inventory's index and triggers = %v, want %v", objects, want)
-	}
-	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{1}, From: "2027-01-01", To: "2027-01-02"})
-	if err != nil || len(got) != 2 || got[0].Sold != 1 || got[1].Price != 9100 {
-		t.Errorf("rooms after 00019 = %+v, %v", got, err)
-	}
-	var changes int
-	if _, err := s.SQL().ExecContext(ctx, `UPDATE inventory SET sold = 6 WHERE kind = 'activity' AND unit_id = 2`); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.SQL().QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE kind = 'activity' AND item_id = 2 AND day_from = '2027-01-01'`).Scan(&changes); err != nil || changes != 1 {
-		t.Errorf("change rows of an update after 00019 = %d, %v", changes, err)
 	}
 }
