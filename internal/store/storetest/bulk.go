@@ -109,9 +109,10 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 }
 
 // exerciseInventoryItemIndex: what a first import relies on. InventoryEmpty tells an
-// empty inventory; the by-item index dropped in a transaction that rolls back is still
-// there (dropping it again succeeds); dropped and created again in one, inventory is
-// listed by item as before; outside a transaction both refuse.
+// empty inventory; the indexes dropped in a transaction that rolls back are still there
+// (dropping them again succeeds); dropped and created again in one, inventory is listed
+// by item as before; a duplicate loaded meanwhile rolls the whole load back; outside a
+// transaction both refuse.
 func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	if empty, err := s.InventoryEmpty(ctx); err != nil || !empty {
@@ -144,6 +145,32 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-01"})
 	if err != nil || len(got) != 1 || got[0].UnitID != 77 {
 		t.Errorf("InventoryList by item = %+v, %v", got, err)
+	}
+	// A (kind, unit, day) loaded twice while the indexes are dropped fails the load or
+	// the rebuild (PostgreSQL drops the primary key too), and the transaction with it:
+	// the indexes and the rows stored before are as they were.
+	dup := store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: 78, ItemID: 7, Day: "2027-01-01", Capacity: 1, Price: 100}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		if err := q.InventoryIndexesDrop(ctx); err != nil {
+			return err
+		}
+		if err := q.InventoryInsert(ctx, []store.InventoryRow{dup}); err != nil {
+			return err
+		}
+		if err := q.InventoryInsert(ctx, []store.InventoryRow{dup}); err != nil {
+			return err
+		}
+		return q.InventoryIndexesCreate(ctx)
+	}); err == nil {
+		t.Error("a duplicate row loaded without the indexes was committed")
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.InventoryInsert(ctx, []store.InventoryRow{row})
+	}); err == nil {
+		t.Error("after the failed load, a duplicate of a stored row was inserted: no primary key")
+	}
+	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-01"}); err != nil || len(got) != 1 || got[0].UnitID != 77 {
+		t.Errorf("InventoryList by item after the failed load = %+v, %v", got, err)
 	}
 	if err := s.InventoryIndexesDrop(ctx); err == nil {
 		t.Error("InventoryIndexesDrop outside a transaction succeeded")
