@@ -41,6 +41,7 @@ var Dialect = sqlstore.Dialect{
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
+	StmtCache:        true,
 }
 
 // ReadPool is how many connections serve reads outside transactions.

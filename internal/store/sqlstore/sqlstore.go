@@ -58,6 +58,10 @@ type Dialect struct {
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
+	// StmtCache prepares each statement text of a transaction once on the writer and
+	// reuses it (stmtcache.go): SQLite, whose driver parses the text on every call
+	// otherwise. pgx keeps its own cache of prepared statements per connection.
+	StmtCache bool
 }
 
 // DB is a store.Store over one *sql.DB, or over a writer and a pool of readers.
@@ -66,12 +70,16 @@ type DB struct {
 	db      *sql.DB // every transaction and every statement that writes
 	reader  *sql.DB // statements outside a transaction that only read; db when nil
 	dialect Dialect
+	stmts   *stmtCache // prepared statements of transactions; nil without Dialect.StmtCache
 }
 
 // New wraps db, which the caller opened with the dialect's driver.
 func New(db *sql.DB, d Dialect) *DB {
 	s := &DB{db: db, dialect: d}
 	s.queries = &queries{db: db, d: &s.dialect}
+	if d.StmtCache {
+		s.stmts = newStmtCache(db)
+	}
 	return s
 }
 
@@ -82,6 +90,9 @@ func New(db *sql.DB, d Dialect) *DB {
 func NewSplit(writer, reader *sql.DB, d Dialect) *DB {
 	s := &DB{db: writer, reader: reader, dialect: d}
 	s.queries = &queries{db: split{w: writer, r: reader}, d: &s.dialect}
+	if d.StmtCache {
+		s.stmts = newStmtCache(writer)
+	}
 	return s
 }
 
@@ -166,6 +177,9 @@ func (s *DB) Analyze(ctx context.Context) error {
 
 // Close closes the database.
 func (s *DB) Close() error {
+	if s.stmts != nil {
+		s.stmts.close()
+	}
 	if s.reader != nil {
 		_ = s.reader.Close()
 	}
@@ -208,7 +222,11 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(&queries{db: tx, d: &s.dialect, conn: conn}); err != nil {
+	var db dbtx = tx
+	if s.stmts != nil {
+		db = cachedTx{tx: tx, cache: s.stmts}
+	}
+	if err = fn(&queries{db: db, d: &s.dialect, conn: conn}); err != nil {
 		return err
 	}
 	if err = tx.Commit(); err != nil {
