@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -42,6 +43,12 @@ type Service struct {
 	// WebhookAllowPrivate accepts subscriptions to loopback and private hosts and plain
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool
+	// BookGroupMax is how many bookings one group commit takes at most (group.go):
+	// 0 is DefaultBookGroupMax, 1 commits every booking alone.
+	BookGroupMax int
+
+	groupOnce sync.Once
+	group     *groupCommitter
 }
 
 // New returns a service over st.

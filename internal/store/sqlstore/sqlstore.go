@@ -70,7 +70,8 @@ type DB struct {
 	db      *sql.DB // every transaction and every statement that writes
 	reader  *sql.DB // statements outside a transaction that only read; db when nil
 	dialect Dialect
-	stmts   *stmtCache // prepared statements of transactions; nil without Dialect.StmtCache
+	stmts   *stmtCache // prepared statements of the writer (db); nil without Dialect.StmtCache
+	rstmts  *stmtCache // prepared statements of the readers; nil without Dialect.StmtCache or reader
 }
 
 // New wraps db, which the caller opened with the dialect's driver.
@@ -79,6 +80,7 @@ func New(db *sql.DB, d Dialect) *DB {
 	s.queries = &queries{db: db, d: &s.dialect}
 	if d.StmtCache {
 		s.stmts = newStmtCache(db)
+		s.queries.db = cachedPool{db: db, cache: s.stmts}
 	}
 	return s
 }
@@ -89,19 +91,21 @@ func New(db *sql.DB, d Dialect) *DB {
 // lock; a statement outside a transaction that starts with SELECT runs on reader.
 func NewSplit(writer, reader *sql.DB, d Dialect) *DB {
 	s := &DB{db: writer, reader: reader, dialect: d}
-	s.queries = &queries{db: split{w: writer, r: reader}, d: &s.dialect}
+	sp := split{w: writer, r: reader}
 	if d.StmtCache {
-		s.stmts = newStmtCache(writer)
+		s.stmts, s.rstmts = newStmtCache(writer), newStmtCache(reader)
+		sp = split{w: cachedPool{db: writer, cache: s.stmts}, r: cachedPool{db: reader, cache: s.rstmts}}
 	}
+	s.queries = &queries{db: sp, d: &s.dialect}
 	return s
 }
 
 // split routes each statement outside a transaction by what it does.
-type split struct{ w, r *sql.DB }
+type split struct{ w, r dbtx }
 
 // pick returns the reader for a statement that starts with SELECT (which never writes
 // in SQLite), the writer for anything else (WITH may carry an UPDATE).
-func (s split) pick(query string) *sql.DB {
+func (s split) pick(query string) dbtx {
 	q := strings.TrimLeft(query, " \t\r\n")
 	if len(q) >= 6 && strings.EqualFold(q[:6], "SELECT") {
 		return s.r
@@ -179,6 +183,9 @@ func (s *DB) Analyze(ctx context.Context) error {
 func (s *DB) Close() error {
 	if s.stmts != nil {
 		s.stmts.close()
+	}
+	if s.rstmts != nil {
+		s.rstmts.close()
 	}
 	if s.reader != nil {
 		_ = s.reader.Close()

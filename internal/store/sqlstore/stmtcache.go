@@ -14,7 +14,7 @@ import (
 // connection. Only short texts are kept, and at most stmtCacheMax of them: bulk
 // statements of many rows are built per call and are prepared once each as before.
 type stmtCache struct {
-	db *sql.DB
+	db     *sql.DB
 	mu     sync.Mutex
 	m      map[string]*sql.Stmt // nil value: being prepared, or not preparable
 	closed bool
@@ -113,4 +113,36 @@ func (t cachedTx) QueryRowContext(ctx context.Context, query string, args ...any
 
 func (t cachedTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.tx.PrepareContext(ctx, query)
+}
+
+// cachedPool runs the statements of a pool (outside transactions) through its cache:
+// database/sql prepares a cached statement on each connection it runs on, once.
+type cachedPool struct {
+	db    *sql.DB
+	cache *stmtCache
+}
+
+func (p cachedPool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := p.cache.get(query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return p.db.ExecContext(ctx, query, args...)
+}
+
+func (p cachedPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := p.cache.get(query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return p.db.QueryContext(ctx, query, args...)
+}
+
+func (p cachedPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := p.cache.get(query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return p.db.QueryRowContext(ctx, query, args...)
+}
+
+func (p cachedPool) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return p.db.PrepareContext(ctx, query)
 }
