@@ -132,16 +132,34 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	var once sync.Once
 	release := func() { once.Do(func() { <-g.token }) }
 	defer release()
+	answered := false
+	defer func() {
+		if answered {
+			return
+		}
+		// A booking panicked: answer the others (their transaction did not commit)
+		// before the panic goes on, rather than leave them waiting.
+		for _, j := range batch {
+			select {
+			case <-j.done:
+			default:
+				j.err = errRunAlone
+				close(j.done)
+			}
+		}
+	}()
 	if len(batch) == 1 {
 		// Alone: no savepoint to pay for, and the store's retries apply. The turn is
 		// held until its statements ran, as a group's is: the bookings that arrive
 		// meanwhile form the next group.
 		j := batch[0]
-		j.err = g.st.InTx(j.ctx, func(tx store.Querier) error {
+		err := g.st.InTx(j.ctx, func(tx store.Querier) error {
 			err := j.fn(j.ctx, tx)
 			release()
 			return err
 		})
+		answered = true
+		j.err = err
 		close(j.done)
 		return
 	}
@@ -187,6 +205,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		release()
 		return nil
 	})
+	answered = true
 	for i, j := range batch {
 		if err != nil {
 			j.err = errRunAlone

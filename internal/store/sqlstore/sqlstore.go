@@ -78,7 +78,10 @@ type DB struct {
 func New(db *sql.DB, d Dialect) *DB {
 	s := &DB{db: db, dialect: d}
 	s.queries = &queries{db: db, d: &s.dialect}
-	if d.StmtCache {
+	// Only over one connection (SQLite's ":memory:"): the cache prepares in the
+	// background, which on another connection of a pool in rollback-journal mode
+	// would hold a read lock that a writer meets as SQLITE_BUSY.
+	if d.StmtCache && db.Stats().MaxOpenConnections == 1 {
 		s.stmts = newStmtCache(db)
 		s.queries.db = cachedPool{db: db, cache: s.stmts}
 	}

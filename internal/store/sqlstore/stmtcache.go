@@ -13,6 +13,8 @@ import (
 // statement once per connection and Tx.StmtContext reuses it on the transaction's
 // connection. Only short texts are kept, and at most stmtCacheMax of them: bulk
 // statements of many rows are built per call and are prepared once each as before.
+// Used where the writer is one connection (sqlite.Open): NewSplit, and New over a pool
+// of one connection; the readers of NewSplit (WAL, query-only) have a cache of their own.
 type stmtCache struct {
 	db     *sql.DB
 	mu     sync.Mutex
