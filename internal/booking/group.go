@@ -27,7 +27,11 @@ import (
 // The rules of a booking are not here: a job is book's transaction function, the same
 // one a booking that runs alone uses.
 
-// DefaultBookGroupMax is how many bookings one group commit takes at most.
+// DefaultBookGroupMax is how many bookings one group commit takes at most, on SQLite.
+// On PostgreSQL bookings commit alone by default: there the bookings of a group run
+// one after another on one connection, a dozen round trips each, where alone they run
+// side by side on sixteen and queue only for the credit row and the commit; measured,
+// groups were slower there in the load benchmark (docs/performance.md, "Group commit").
 const DefaultBookGroupMax = 32
 
 // errRunAlone tells a job's caller to run its booking in a transaction of its own.
@@ -85,7 +89,10 @@ func (s *Service) groups() *groupCommitter {
 	s.groupOnce.Do(func() {
 		max := s.BookGroupMax
 		if max == 0 {
-			max = DefaultBookGroupMax
+			max = 1
+			if s.Store.Dialect() == "sqlite" {
+				max = DefaultBookGroupMax
+			}
 		}
 		if max > 1 {
 			s.group = newGroupCommitter(s.Store, max)

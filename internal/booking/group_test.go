@@ -23,6 +23,7 @@ func TestGroupCommitAnswersEachBooking(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
 		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax // PostgreSQL too, whose default is alone
 		limit := "1"
 		poor, err := svc.CreatePartner(ctx, "poor", booking.PartnerParams{CreditLimit: &limit})
 		if err != nil {

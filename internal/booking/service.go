@@ -42,7 +42,8 @@ type Service struct {
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool
 	// BookGroupMax is how many bookings one group commit takes at most (group.go):
-	// 0 is DefaultBookGroupMax, 1 commits every booking alone.
+	// 1 commits every booking alone; 0 is DefaultBookGroupMax on SQLite and 1 on
+	// PostgreSQL.
 	BookGroupMax int
 
 	groupOnce sync.Once

@@ -26,7 +26,7 @@ func parallelism(b *testing.B) {
 //
 //	go test -run XXX -bench 'BookParallel|CommitFloor' ./internal/booking/
 //
-// Each database runs twice: "group" with group commits (the default, group.go) and
+// Each database runs twice: "group" with group commits (SQLite's default, group.go) and
 // "alone" with every booking in a transaction of its own (BookGroupMax 1), for an A/B
 // comparison in the same run.
 func BenchmarkBookParallel(b *testing.B) {
@@ -34,7 +34,7 @@ func BenchmarkBookParallel(b *testing.B) {
 		for _, mode := range []struct {
 			name string
 			max  int
-		}{{"group", 0}, {"alone", 1}} {
+		}{{"group", booking.DefaultBookGroupMax}, {"alone", 1}} {
 			b.Run(o.Name+"/"+mode.name, func(b *testing.B) {
 				svc, c, doc := benchService(b, o)
 				svc.BookGroupMax = mode.max

@@ -124,4 +124,5 @@ func (q *writeSpy) ReleaseSavepoint(ctx context.Context, name string) error {
 	}
 	return errNoSavepoints
 }
+
 var _ store.Savepoints = (*writeSpy)(nil)
