@@ -60,7 +60,8 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		return rep, err
 	}
 	inserted := 0
-	err = s.Store.InTx(ctx, func(tx store.Querier) error {
+	// A bulk load: on SQLite its sorts (the by-item index build) spill to files, not RSS.
+	err = s.Store.InTx(store.WithBulkLoad(ctx), func(tx store.Querier) error {
 		rep, inserted = ImportReport{}, 0
 		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
 		if err != nil {

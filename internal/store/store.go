@@ -329,3 +329,18 @@ type Querier interface {
 	// Job leases and retention deletes: maintenance.go.
 	Maintenance
 }
+
+type bulkLoadKey struct{}
+
+// WithBulkLoad marks the transactions run with ctx as a bulk load (a catalog import): the
+// store may set its connection up for it before the transaction begins and put it back
+// after it ends (SQLite: sorts spill to temporary files rather than memory).
+func WithBulkLoad(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bulkLoadKey{}, true)
+}
+
+// IsBulkLoad reports whether ctx was marked by WithBulkLoad.
+func IsBulkLoad(ctx context.Context) bool {
+	b, _ := ctx.Value(bulkLoadKey{}).(bool)
+	return b
+}

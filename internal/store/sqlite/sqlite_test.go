@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -61,5 +62,48 @@ func TestReadsBesideTheWriterWritesQueue(t *testing.T) {
 	}
 	if got, _ := st.PartnerGetByID(ctx, p.ID); got.CreditUsed != 150 {
 		t.Errorf("credit used = %d; want 150", got.CreditUsed)
+	}
+}
+
+// TestBulkLoadSortsInFiles: a bulk load's transaction (a catalog import) runs with
+// temp_store FILE, so that its index build sorts in temporary files, not in the
+// process's memory; before and after it the writer keeps temp_store MEMORY.
+func TestBulkLoadSortsInFiles(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tempStore := func() int {
+		t.Helper()
+		var v int
+		if err := st.SQL().QueryRowContext(ctx, `PRAGMA temp_store`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := tempStore(); v != 2 {
+		t.Fatalf("writer temp_store = %d, want 2 (MEMORY)", v)
+	}
+	for _, fail := range []bool{false, true} {
+		err := st.InTx(store.WithBulkLoad(ctx), func(q store.Querier) error {
+			if err := q.InventoryIndexesDrop(ctx); err != nil {
+				return err
+			}
+			if err := q.InventoryIndexesCreate(ctx); err != nil {
+				return err
+			}
+			if fail {
+				return errors.New("roll back")
+			}
+			return nil
+		})
+		if (err != nil) != fail {
+			t.Fatalf("bulk load (fail %v) = %v", fail, err)
+		}
+		if v := tempStore(); v != 2 {
+			t.Errorf("writer temp_store after a bulk load (fail %v) = %d, want 2 (MEMORY)", fail, v)
+		}
 	}
 }

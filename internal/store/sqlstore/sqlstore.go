@@ -7,6 +7,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
@@ -59,6 +60,10 @@ type Dialect struct {
 	// by-item index and rebuild both, sorted, before commit (PostgreSQL; SQLite cannot
 	// drop a table's primary key).
 	InventoryKeyDroppable bool
+	// BulkLoadSession, when set, is run on the connection of a bulk load's transaction
+	// (store.WithBulkLoad) before it begins ([0]) and after it ends ([1]): settings that
+	// cannot change inside a transaction (SQLite's temp_store).
+	BulkLoadSession [2]string
 	// BeforeIndexBuild, when set, runs in the transaction just before a first import
 	// builds inventory's indexes (PostgreSQL: SET LOCAL maintenance_work_mem).
 	BeforeIndexBuild string
@@ -230,6 +235,20 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer conn.Close()
+	if setup := s.dialect.BulkLoadSession; setup[0] != "" && store.IsBulkLoad(ctx) {
+		if _, err := conn.ExecContext(ctx, setup[0]); err != nil {
+			return fmt.Errorf("bulk load session: %w", err)
+		}
+		defer func() {
+			// Put back even when ctx is done: the connection returns to the pool.
+			if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), setup[1]); rerr != nil {
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused as set up
+				if err == nil {
+					err = fmt.Errorf("bulk load session: %w", rerr)
+				}
+			}
+		}()
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
