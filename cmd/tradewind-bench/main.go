@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -53,7 +54,8 @@ type config struct {
 	readConns, writeConns                 int
 	only                                  string
 	storeReads                            bool
-	requestLog                            string // on or off
+	requestLog                            string // on, off or both
+	cpuProfile                            string
 }
 
 func main() {
@@ -74,6 +76,7 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" {
 		fmt.Fprintln(os.Stderr, "--request-log: want on or off")
@@ -162,6 +165,17 @@ func run(ctx context.Context, c config, out io.Writer) error {
 
 	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
 		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	results, err := b.scenarios(ctx, st)
 	if err != nil {
 		return err
