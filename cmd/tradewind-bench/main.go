@@ -75,11 +75,11 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
-	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log")
+	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.Parse()
-	if c.requestLog != "on" && c.requestLog != "off" {
-		fmt.Fprintln(os.Stderr, "--request-log: want on or off")
+	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
+		fmt.Fprintln(os.Stderr, "--request-log: want on, off or both")
 		os.Exit(2)
 	}
 	if err := run(context.Background(), c, os.Stdout); err != nil {
@@ -143,7 +143,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	defer func() { stopAuth(); <-authDone }()
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}, Auth: auth}
 	var rl *reqlog.Logger
-	if c.requestLog == "on" {
+	if c.requestLog != "off" {
 		// As serve wires it: entries and usage counters written to the database, off the
 		// request path; what the queue drops is reported per scenario.
 		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger})
@@ -156,6 +156,18 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer stopAPI()
+	apiOffURL := ""
+	if c.requestLog == "both" {
+		// The same service, store and key cache served without the request log.
+		cfgOff := cfg
+		cfgOff.RequestLog = nil
+		u, stop, err := serve(httpapi.NewServer(cfgOff))
+		if err != nil {
+			return err
+		}
+		defer stop()
+		apiOffURL = u + httpapi.Prefix
+	}
 	floor := &floorHandler{bodies: map[string][]byte{}}
 	floorURL, stopFloor, err := serve(floor)
 	if err != nil {
@@ -163,7 +175,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	defer stopFloor()
 
-	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
+	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, apiOff: apiOffURL, floorURL: floorURL, floor: floor,
 		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
@@ -181,14 +193,28 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t")
+	both := c.requestLog == "both"
+	head := "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t"
+	if both {
+		head += "log off req/s\tlog cost\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		drops := "log off"
 		if rl != nil {
 			drops = fmt.Sprintf("%d (%.2f %%)", r.dropped, 100*float64(r.dropped)/float64(max(1, r.requests)))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t%s\t\n", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t%s\t", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
 			100*r.success, r.floorRate, ms(r.floorP99), 100*r.rate/r.floorRate, drops)
+		if both {
+			if r.offRate > 0 {
+				// The share of the log-off throughput lost with the log on.
+				fmt.Fprintf(tw, "%.0f\t%.1f %%\t", r.offRate, 100*(1-r.rate/r.offRate))
+			} else {
+				fmt.Fprint(tw, "-\t-\t")
+			}
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
@@ -300,6 +326,9 @@ type result struct {
 	// requests sent to the API and the request log entries its queue dropped meanwhile
 	requests uint64
 	dropped  int64
+	// offRate: successful requests per second of the same scenario without the request
+	// log (--request-log both; 0 otherwise)
+	offRate float64
 }
 
 type bench struct {
@@ -307,6 +336,7 @@ type bench struct {
 	out      io.Writer
 	key      string
 	api      string
+	apiOff   string // the API without the request log (--request-log both), or ""
 	floorURL string
 	floor    *floorHandler
 	doc      *catalog.Document
@@ -322,6 +352,10 @@ func (b *bench) attackAPI(name string, conns int, next func() request) (vegeta.M
 			return 0
 		}
 		return b.reqlog.Stats().Dropped
+	}
+	if b.reqlog != nil {
+		// What an earlier scenario left queued is written before this one starts.
+		_ = b.reqlog.Flush(context.Background())
 	}
 	before := dropped()
 	m := b.attack(name, conns, next, b.api)
@@ -414,10 +448,19 @@ func (b *bench) read(name string, next func() request) (result, error) {
 	}
 	b.floor.set(name, body)
 	fmt.Fprintf(os.Stderr, "%s: %d-byte answer\n", name, len(body))
+	var offRate float64
+	if b.apiOff != "" {
+		if b.reqlog != nil {
+			_ = b.reqlog.Flush(context.Background())
+		}
+		off := b.attack(name+"-log-off", b.c.readConns, next, b.apiOff)
+		offRate = off.Throughput // of successful requests
+	}
 	m, dropped := b.attackAPI(name, b.c.readConns, next)
 	f := b.attack(name+"-floor", b.c.readConns, func() request { return request{method: "GET", path: "/" + name} }, b.floorURL)
 	return result{name: name, conns: b.c.readConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
-		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped}, nil
+		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped,
+		offRate: offRate}, nil
 }
 
 // commitFloor measures single-row durable commits of the store, writers at a time.
