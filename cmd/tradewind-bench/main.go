@@ -196,7 +196,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	both := c.requestLog == "both"
 	head := "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t"
 	if both {
-		head += "log off req/s\tlog cost\t"
+		head += "log off req/s\tlog cost\tCPU/req off\tCPU/req on\tCPU cost\t"
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range results {
@@ -209,9 +209,10 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		if both {
 			if r.offRate > 0 {
 				// The share of the log-off throughput lost with the log on.
-				fmt.Fprintf(tw, "%.0f\t%.1f %%\t", r.offRate, 100*(1-r.rate/r.offRate))
+				fmt.Fprintf(tw, "%.0f\t%.1f %%\t%.0f µs\t%.0f µs\t%.1f %%\t", r.offRate, 100*(1-r.rate/r.offRate),
+					us(r.offCPU), us(r.onCPU), 100*(1-float64(r.offCPU)/float64(r.onCPU)))
 			} else {
-				fmt.Fprint(tw, "-\t-\t")
+				fmt.Fprint(tw, "-\t-\t-\t-\t-\t")
 			}
 		}
 		fmt.Fprintln(tw)
@@ -219,6 +220,17 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	tw.Flush()
 	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
 	return nil
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// processCPU is the CPU time (user and system) the process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -329,6 +341,11 @@ type result struct {
 	// offRate: successful requests per second of the same scenario without the request
 	// log (--request-log both; 0 otherwise)
 	offRate float64
+	// offCPU and onCPU: the process's CPU time per request sent (server and load
+	// generator) with the log off and on, the writer's work on the entries included
+	// (--request-log both). Unlike req/s, this hardly moves with other load on the
+	// machine: 1 − off/on is the cost when the two cores are the limit.
+	offCPU, onCPU time.Duration
 }
 
 type bench struct {
@@ -449,18 +466,26 @@ func (b *bench) read(name string, next func() request) (result, error) {
 	b.floor.set(name, body)
 	fmt.Fprintf(os.Stderr, "%s: %d-byte answer\n", name, len(body))
 	var offRate float64
+	var offCPU, onCPU time.Duration
 	if b.apiOff != "" {
 		if b.reqlog != nil {
 			_ = b.reqlog.Flush(context.Background())
 		}
+		c0 := processCPU()
 		off := b.attack(name+"-log-off", b.c.readConns, next, b.apiOff)
 		offRate = off.Throughput // of successful requests
+		offCPU = (processCPU() - c0) / time.Duration(max(1, off.Requests))
 	}
+	c0 := processCPU()
 	m, dropped := b.attackAPI(name, b.c.readConns, next)
+	if b.apiOff != "" {
+		_ = b.reqlog.Flush(context.Background()) // the entries' writes count too
+		onCPU = (processCPU() - c0) / time.Duration(max(1, m.Requests))
+	}
 	f := b.attack(name+"-floor", b.c.readConns, func() request { return request{method: "GET", path: "/" + name} }, b.floorURL)
 	return result{name: name, conns: b.c.readConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
 		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped,
-		offRate: offRate}, nil
+		offRate: offRate, offCPU: offCPU, onCPU: onCPU}, nil
 }
 
 // commitFloor measures single-row durable commits of the store, writers at a time.

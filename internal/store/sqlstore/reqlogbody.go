@@ -21,9 +21,11 @@ const (
 )
 
 var (
-	// EncodeAll and DecodeAll are safe for concurrent use.
+	// EncodeAll and DecodeAll are safe for concurrent use. Without entropy coding the
+	// fastest level is ~5 times cheaper on a search answer for ~30 % more bytes
+	// (BenchmarkBodyCodecs: 13 µs → 832 bytes rather than 67 µs → 635 of 6.9 KB).
 	bodyEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithZeroFrames(true))
+		zstd.WithNoEntropyCompression(true), zstd.WithZeroFrames(true))
 	// A redacted body may be a little longer than the 64 KB kept; 1 MB bounds a corrupt one.
 	bodyDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<20))
 )
