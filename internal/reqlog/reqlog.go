@@ -83,7 +83,7 @@ type Logger struct {
 	// usageFlush serializes counter flushes, so that a retry never races a newer flush.
 	usageFlush sync.Mutex
 	// after starts the writer's rest (time.After; a test double in tests).
-	after func(time.Duration) <-chan time.Time
+	after  func(time.Duration) <-chan time.Time
 	rested atomic.Int64 // nanoseconds the writer rested
 }
 
