@@ -12,7 +12,7 @@ import (
 // entry's bodies together reach bodyCompressMin bytes: a search answer of ~7 KB becomes
 // a few hundred bytes, so that the batch writer writes (WAL, pages, checkpoints) a
 // fraction of the bytes. Rows written before migration 00017, and small ones, keep
-// their bodies as captured (body_encoding ”). Reads decompress, so that no caller
+// their bodies as captured (body_encoding empty). Reads decompress, so that no caller
 // sees the encoding.
 const (
 	bodyEncodingNone = ""
