@@ -56,6 +56,7 @@ type config struct {
 	storeReads                            bool
 	requestLog                            string // on, off or both
 	cpuProfile                            string
+	writerShare                           float64
 }
 
 func main() {
@@ -76,6 +77,7 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
+	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the wall time (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
@@ -146,7 +148,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if c.requestLog != "off" {
 		// As serve wires it: entries and usage counters written to the database, off the
 		// request path; what the queue drops is reported per scenario.
-		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger})
+		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger, WriterShare: c.writerShare})
 		defer func() { _ = rl.Close(context.Background()) }()
 		cfg.RequestLog = rl
 	}
