@@ -138,13 +138,52 @@ const requestLogColumns = `partner_id, mode, at, method, path, query, route, sta
 // RequestLogInsert stores the bodies compressed (reqlogbody.go).
 func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
 	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 22, requestLogBatch, len(entries),
-		func(args []any, i int) []any {
-			e := entries[i]
-			req, resp, encoding := encodeRequestLogBodies(e)
-			return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
-				e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
-				req, e.RequestSize, resp, e.ResponseSize, encoding)
-		})
+		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i]) })
+}
+
+func appendRequestLogRow(args []any, e *store.RequestLogEntry) []any {
+	req, resp, encoding := encodeRequestLogBodies(e)
+	return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
+		e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
+		req, e.RequestSize, resp, e.ResponseSize, encoding)
+}
+
+// RequestLogInsert outside a transaction (the request log's writer) inserts full
+// batches with a statement prepared once and kept, rather than having the database
+// parse and plan a 4 400-parameter statement for every batch; the rest as queries does.
+func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	full := len(entries) / requestLogBatch * requestLogBatch
+	if full > 0 {
+		stmt, err := s.requestLogInsertStmt(ctx)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, requestLogBatch*22)
+		for start := 0; start < full; start += requestLogBatch {
+			args = args[:0]
+			for _, e := range entries[start : start+requestLogBatch] {
+				args = appendRequestLogRow(args, e)
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				return s.interpret(err)
+			}
+		}
+	}
+	return s.queries.RequestLogInsert(ctx, entries[full:])
+}
+
+func (s *DB) requestLogInsertStmt(ctx context.Context) (*sql.Stmt, error) {
+	s.reqlogInsert.Lock()
+	defer s.reqlogInsert.Unlock()
+	if s.reqlogInsert.stmt == nil {
+		stmt, err := s.db.PrepareContext(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `+
+			valuesList(requestLogBatch, 22, s.dialect.Anonymous))
+		if err != nil {
+			return nil, s.interpret(err)
+		}
+		s.reqlogInsert.stmt = stmt
+	}
+	return s.reqlogInsert.stmt, nil
 }
 
 // nonNil stores an absent body as an empty one (the columns are NOT NULL).

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -66,6 +67,11 @@ type DB struct {
 	db      *sql.DB // every transaction and every statement that writes
 	reader  *sql.DB // statements outside a transaction that only read; db when nil
 	dialect Dialect
+	// reqlogInsert is the request log's insert of a full batch, prepared once (reqlog.go).
+	reqlogInsert struct {
+		sync.Mutex
+		stmt *sql.Stmt
+	}
 }
 
 // New wraps db, which the caller opened with the dialect's driver.
@@ -166,6 +172,12 @@ func (s *DB) Analyze(ctx context.Context) error {
 
 // Close closes the database.
 func (s *DB) Close() error {
+	s.reqlogInsert.Lock()
+	if s.reqlogInsert.stmt != nil {
+		_ = s.reqlogInsert.stmt.Close()
+		s.reqlogInsert.stmt = nil
+	}
+	s.reqlogInsert.Unlock()
 	if s.reader != nil {
 		_ = s.reader.Close()
 	}
