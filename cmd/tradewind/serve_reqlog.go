@@ -37,7 +37,8 @@ func (c *serveCmd) wireRequestLog(e *env, st *sqlstore.DB, srv *server, cfg *htt
 	if srv.registry != nil {
 		metrics.RegisterRequestLog(srv.registry, func() metrics.RequestLogStats {
 			s := l.Stats()
-			return metrics.RequestLogStats{Dropped: s.Dropped, WriteFailed: s.WriteFailed, Written: s.Written, Queued: s.Queued}
+			return metrics.RequestLogStats{Dropped: s.Dropped, WriteFailed: s.WriteFailed, Written: s.Written, Queued: s.Queued,
+				Rested: s.Rested}
 		})
 	}
 	srv.shutdown = append(srv.shutdown, func() {
