@@ -115,7 +115,7 @@ func newLogger(cfg Config, after func(time.Duration) <-chan time.Time) *Logger {
 	if cfg.UsageInterval <= 0 {
 		cfg.UsageInterval = DefaultUsageInterval
 	}
-	if cfg.WriterShare <= 0 {
+	if !(cfg.WriterShare > 0) { // NaN too
 		cfg.WriterShare = DefaultWriterShare
 	}
 	if cfg.Clock == nil {
