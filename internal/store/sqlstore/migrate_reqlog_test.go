@@ -52,8 +52,8 @@ func TestMigrationRequestLogBodyEncoding(t *testing.T) {
 				encodings = append(encodings, e)
 			}
 			rows.Close()
-			if len(encodings) != 2 || encodings[0] != "" || encodings[1] != "zstd" {
-				t.Errorf("body_encoding of the old and the new row: %q, want \"\" and zstd", encodings)
+			if len(encodings) != 2 || encodings[0] != "" || encodings[1] != "s2" {
+				t.Errorf("body_encoding of the old and the new row: %q, want \"\" and s2", encodings)
 			}
 			list, err := s.RequestLogList(ctx, store.RequestLogFilter{PartnerID: 1, Limit: 10})
 			if err != nil || len(list) != 2 {

@@ -27,7 +27,16 @@ func sampleAnswer() []byte {
 // BenchmarkBodyCodecs compares codecs of the request log's bodies on a search answer
 // (~7 KB): time per body and its compressed size.
 func BenchmarkBodyCodecs(b *testing.B) {
-	body := sampleAnswer()
+	for _, size := range []string{"7KB", "100B"} {
+		body := sampleAnswer()
+		if size == "100B" {
+			body = body[:100]
+		}
+		b.Run(size, func(b *testing.B) { benchmarkCodecs(b, body) })
+	}
+}
+
+func benchmarkCodecs(b *testing.B, body []byte) {
 	zfast, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 	znoent, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithNoEntropyCompression(true))
 	for name, f := range map[string]func([]byte) []byte{
