@@ -57,6 +57,7 @@ type config struct {
 	requestLog                            string // on, off or both
 	cpuProfile                            string
 	writerShare                           float64
+	bookGroupMax                          int // booking.Service.BookGroupMax
 }
 
 func main() {
@@ -76,6 +77,7 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
+	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, groups on SQLite, alone on PostgreSQL)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the wall time (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
@@ -137,6 +139,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		svc = booking.New(readmodel.Tracked(st, model), tradewind.SystemClock{}, nil)
 		svc.Reads = model
 	}
+	svc.BookGroupMax = c.bookGroupMax
 	// Keys and partners from memory, as serve has them (authcache).
 	auth := authcache.New(st, nil)
 	authCtx, stopAuth := context.WithCancel(ctx)
