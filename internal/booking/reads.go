@@ -112,3 +112,87 @@ func (s *Service) reads() Reads {
 	}
 	return StoreReads{Q: s.Store}
 }
+
+// ItemStock is what one item's units can still sell over the days a search asked for,
+// handed to the search one item at a time (CityScanner). Its answers are valid until
+// its next call: a slice Days returns is reused.
+type ItemStock interface {
+	// Days returns the days of unit (kind, id) in order; a day without inventory is
+	// absent, as in Reads.Stock.
+	Days(kind tradewind.UnitKind, unitID int64) []DayStock
+	// FirstFree returns the first day of unit (kind, id) with at least n free units.
+	FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool)
+}
+
+// CityScanner is implemented by Reads that hold the catalog in memory (the read
+// model): a search reads each item of a city with its units' days in turn, without a
+// map of the city's stock nor a copy of every day.
+type CityScanner interface {
+	// ScanCity calls each for every item of kind in city (lower-case key), by id, with
+	// its units' days from..to (units of the kinds named in kinds). ok false: the reader
+	// cannot answer now (its model is not built yet); the caller reads CityItems and
+	// Stock instead. each must not keep s nor call the reader.
+	ScanCity(ctx context.Context, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind, from, to string,
+		each func(d Decoded, s ItemStock)) (ok bool, err error)
+}
+
+// mapStock is ItemStock over Stock's maps, for Reads without ScanCity.
+type mapStock map[tradewind.UnitKind]map[int64][]DayStock
+
+func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock { return m[kind][unitID] }
+
+func (m mapStock) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool) {
+	for _, d := range m[kind][unitID] {
+		if d.Free >= n {
+			return d, true
+		}
+	}
+	return DayStock{}, false
+}
+
+// scanCity calls each for every item of kind in city (case-insensitive), by id, as its
+// catalog type, with its units' stock of the given kinds over days from..to: from the
+// reader's memory when it can (CityScanner), else from CityItems and Stock.
+func scanCity[T any](ctx context.Context, db Reads, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind,
+	from, to string, each func(it *T, s ItemStock)) error {
+	key := cityKey(city)
+	var bad error
+	visit := func(d Decoded, s ItemStock) {
+		if bad != nil {
+			return
+		}
+		it, err := asItem[T](kind, d.ID, d.Value)
+		if err != nil {
+			bad = err
+			return
+		}
+		each(it, s)
+	}
+	if sc, ok := db.(CityScanner); ok {
+		done, err := sc.ScanCity(ctx, kind, key, kinds, from, to, visit)
+		if err != nil {
+			return err
+		}
+		if done {
+			return bad
+		}
+	}
+	items, err := db.CityItems(ctx, kind, key)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	ids := make([]int64, len(items))
+	for i, d := range items {
+		ids[i] = d.ID
+	}
+	stock := mapStock{}
+	for _, uk := range kinds {
+		if stock[uk], err = db.Stock(ctx, store.InventoryQuery{Kind: uk, ItemIDs: ids, From: from, To: to}); err != nil {
+			return err
+		}
+	}
+	for _, d := range items {
+		visit(d, stock)
+	}
+	return bad
+}
