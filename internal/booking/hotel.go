@@ -101,6 +101,16 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
+// roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
+// market for the party's nationality looked up once by the caller.
+func roomOfferRun(r *catalog.Room, run DayRun, st hotelStay, c pricing.Contract, market int64) (int64, bool) {
+	if !st.fits(r) {
+		return 0, false
+	}
+	total, ok := stayTotalRun(run, st.nights, st.rooms, func(net int64) int64 { return c.MarketLine(net, market) })
+	return total * int64(st.rooms), ok
+}
+
 // roomKinds are the unit kinds a hotel search reads.
 var roomKinds = []tradewind.UnitKind{tradewind.UnitRoom}
 
@@ -137,12 +147,20 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	var found []candidate
 	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 		best, bestTotal := -1, int64(0)
+		market, marketSet := int64(0), false
 		for i := range h.Rooms {
 			r := &h.Rooms[i]
 			if !st.fits(r) {
 				continue
 			}
-			total, ok := roomOffer(h, r, stock.Days(tradewind.UnitRoom, r.ID), st, con)
+			run, ok := stock.Run(tradewind.UnitRoom, r.ID)
+			if !ok {
+				continue
+			}
+			if !marketSet {
+				market, marketSet = int64(h.Markets[st.nationality]), true
+			}
+			total, ok := roomOfferRun(r, run, st, con, market)
 			if !ok || (best >= 0 && total >= bestTotal) {
 				continue
 			}

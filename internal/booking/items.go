@@ -250,6 +250,22 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 	return total, true
 }
 
+// stayTotalRun is stayTotal over a run of the stay's nights (ItemStock.Run): the same
+// rule, read in place.
+func stayTotalRun(run DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
+	if len(run.Free) != nights {
+		return 0, false
+	}
+	var total int64
+	for i, f := range run.Free {
+		if f < 0 || int(f) < quantity {
+			return 0, false
+		}
+		total += line(run.PriceAt(i))
+	}
+	return total, true
+}
+
 // cheapestPage orders search hits cheapest first, those in the caller's credit currency
 // first (see cheapestFirst), and returns page pg of them with its meta.
 func cheapestPage[T any](hits []T, c *Caller, price func(T) money.Amount, pg Page) ([]T, PageMeta) {

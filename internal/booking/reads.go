@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -122,6 +123,27 @@ type ItemStock interface {
 	Days(kind tradewind.UnitKind, unitID int64) []DayStock
 	// FirstFree returns the first day of unit (kind, id) with at least n free units.
 	FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool)
+	// Run returns what unit (kind, id) can still sell on each day asked, in order, read
+	// in place (no copy, no day names): false when the unit's inventory does not span
+	// every day asked. A day inside the span without inventory has Free < 0.
+	Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool)
+}
+
+// DayRun is a unit's free units and net prices over consecutive days, in compact form:
+// Free[i] < 0 where the store has no row. Prices are in Price, or in Wide when one does
+// not fit 32 bits. Read only.
+type DayRun struct {
+	Free  []int32
+	Price []int32
+	Wide  []int64
+}
+
+// PriceAt is the net price of day i of the run.
+func (r DayRun) PriceAt(i int) int64 {
+	if r.Wide != nil {
+		return r.Wide[i]
+	}
+	return int64(r.Price[i])
 }
 
 // CityScanner is implemented by Reads that hold the catalog in memory (the read
@@ -136,13 +158,29 @@ type CityScanner interface {
 		each func(d Decoded, s ItemStock)) (ok bool, err error)
 }
 
-// mapStock is ItemStock over Stock's maps, for Reads without ScanCity.
-type mapStock map[tradewind.UnitKind]map[int64][]DayStock
+// mapStock is ItemStock over Stock's maps, for Reads without ScanCity; days is the
+// number of days asked.
+type mapStock struct {
+	byKind map[tradewind.UnitKind]map[int64][]DayStock
+	days   int
+}
 
-func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock { return m[kind][unitID] }
+func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock { return m.byKind[kind][unitID] }
+
+func (m mapStock) Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool) {
+	rows := m.byKind[kind][unitID]
+	if len(rows) != m.days { // days are unique and within those asked: all present
+		return DayRun{}, false
+	}
+	run := DayRun{Free: make([]int32, len(rows)), Wide: make([]int64, len(rows))}
+	for i, d := range rows {
+		run.Free[i], run.Wide[i] = int32(min(d.Free, math.MaxInt32)), d.Price
+	}
+	return run, true
+}
 
 func (m mapStock) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool) {
-	for _, d := range m[kind][unitID] {
+	for _, d := range m.byKind[kind][unitID] {
 		if d.Free >= n {
 			return d, true
 		}
@@ -185,9 +223,9 @@ func scanCity[T any](ctx context.Context, db Reads, kind tradewind.ProductType, 
 	for i, d := range items {
 		ids[i] = d.ID
 	}
-	stock := mapStock{}
+	stock := mapStock{byKind: map[tradewind.UnitKind]map[int64][]DayStock{}, days: daysBetween(from, to)}
 	for _, uk := range kinds {
-		if stock[uk], err = db.Stock(ctx, store.InventoryQuery{Kind: uk, ItemIDs: ids, From: from, To: to}); err != nil {
+		if stock.byKind[uk], err = db.Stock(ctx, store.InventoryQuery{Kind: uk, ItemIDs: ids, From: from, To: to}); err != nil {
 			return err
 		}
 	}
@@ -195,4 +233,9 @@ func scanCity[T any](ctx context.Context, db Reads, kind tradewind.ProductType, 
 		visit(d, stock)
 	}
 	return bad
+}
+
+// daysBetween counts the days from..to, both included (YYYY-MM-DD; 0 when to < from).
+func daysBetween(from, to string) int {
+	return max(nightsOf(from, to)+1, 0)
 }

@@ -114,7 +114,11 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 			if !st.fits(sp) {
 				continue
 			}
-			if total, ok := spaceOffer(sp, stock.Days(tradewind.UnitSpace, sp.ID), st, con); ok {
+			run, ok := stock.Run(tradewind.UnitSpace, sp.ID)
+			if !ok {
+				continue
+			}
+			if total, ok := stayTotalRun(run, st.nights, 1, con.Line); ok {
 				if x.spaces == 0 || total < x.total {
 					x.total = total
 				}

@@ -148,12 +148,16 @@ var scanPool = sync.Pool{New: func() any { return &itemScan{buf: make([]booking.
 // unit finds the item's unit (kind, id): most often the one after the last found.
 func (s *itemScan) unit(kind tradewind.UnitKind, id int64) *unit {
 	units := s.x.units
-	for i := range units {
-		j := (s.next + i) % len(units)
+	j := s.next
+	for range units {
+		if j >= len(units) {
+			j = 0
+		}
 		if u := units[j]; u.key.id == id && u.key.kind == kind {
 			s.next = j + 1
 			return u
 		}
+		j++
 	}
 	return nil
 }
@@ -195,4 +199,20 @@ func (s *itemScan) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (book
 		}
 	}
 	return booking.DayStock{}, false
+}
+
+// Run implements booking.ItemStock: the unit's own slices over the days asked.
+func (s *itemScan) Run(kind tradewind.UnitKind, unitID int64) (booking.DayRun, bool) {
+	u := s.unit(kind, unitID)
+	if u == nil || s.from < u.first || s.to > u.first+int32(len(u.free))-1 || s.from > s.to {
+		return booking.DayRun{}, false
+	}
+	lo, hi := s.from-u.first, s.to-u.first+1
+	run := booking.DayRun{Free: u.free[lo:hi:hi]}
+	if u.wide != nil {
+		run.Wide = u.wide[lo:hi:hi]
+	} else {
+		run.Price = u.price[lo:hi:hi]
+	}
+	return run, true
 }
