@@ -71,14 +71,10 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	}
 	// Each activity with seats for the party kept as a small candidate; the hits are
 	// built for the page only.
-	type candidate struct {
-		a     *catalog.Activity
-		left  int
-		price int64
-	}
 	category := strings.TrimSpace(req.Category)
 	con := c.contract()
-	var found []candidate
+	found := activityCandidates.get()
+	defer func() { activityCandidates.put(found) }()
 	err = scanCity(ctx, s.reads(), tradewind.ProductActivity, dest, activityKinds, req.Date, req.Date, func(a *catalog.Activity, stock ItemStock) {
 		if category != "" && !strings.EqualFold(a.Category, category) {
 			return
@@ -87,12 +83,12 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 		if left < pt.seats() {
 			return
 		}
-		found = append(found, candidate{a, left, pt.price(con, a.Pricing)})
+		found = append(found, activityCandidate{a, left, pt.price(con, a.Pricing)})
 	})
 	if err != nil {
 		return nil, meta, err
 	}
-	cands, meta := cheapestPage(found, c, func(x candidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.a.Currency} }, pg)
+	cands, meta := cheapestPage(found, c, func(x activityCandidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.a.Currency} }, pg)
 	page := make([]ActivityHit, len(cands))
 	for i, x := range cands {
 		a := x.a
@@ -227,3 +223,12 @@ func (activityProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteR
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil
 }
+
+// activityCandidate is an item a search found, kept small until the page is chosen.
+type activityCandidate struct {
+	a     *catalog.Activity
+	left  int
+	price int64
+}
+
+var activityCandidates scratch[activityCandidate]

@@ -137,14 +137,10 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	}
 	// Each hotel at its cheapest room, kept as a small candidate; the hits are built for
 	// the page only.
-	type candidate struct {
-		h     *catalog.Hotel
-		room  int
-		total int64
-	}
 	con := c.contract()
 	from, to := st.claimRange()
-	var found []candidate
+	found := hotelCandidates.get()
+	defer func() { hotelCandidates.put(found) }()
 	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 		best, bestTotal := -1, int64(0)
 		market, marketSet := int64(0), false
@@ -167,13 +163,13 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			best, bestTotal = i, total
 		}
 		if best >= 0 {
-			found = append(found, candidate{h, best, bestTotal})
+			found = append(found, hotelCandidate{h, best, bestTotal})
 		}
 	})
 	if err != nil {
 		return nil, meta, err
 	}
-	cands, meta := cheapestPage(found, c, func(x candidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
+	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
 	page := make([]HotelHit, len(cands))
 	for i, x := range cands {
 		h, r := x.h, &x.h.Rooms[x.room]
@@ -383,3 +379,12 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,
 			"guests": st.adults + st.children + q.Infants}}, nil
 }
+
+// hotelCandidate is an item a search found, kept small until the page is chosen.
+type hotelCandidate struct {
+	h     *catalog.Hotel
+	room  int
+	total int64
+}
+
+var hotelCandidates scratch[hotelCandidate]

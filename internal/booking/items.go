@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -323,4 +324,27 @@ func nightsOf(checkIn, checkOut string) int {
 	in, _ := catalog.ParseDate(checkIn)
 	out, _ := catalog.ParseDate(checkOut)
 	return int(out.Sub(in).Hours() / 24)
+}
+
+// scratch keeps the candidate lists of searches for reuse: a search of a big city
+// collects one candidate per item, and a fresh list would grow on every request.
+type scratch[T any] struct{ pool sync.Pool }
+
+// get returns an empty list.
+func (s *scratch[T]) get() []T {
+	if p, _ := s.pool.Get().(*[]T); p != nil {
+		return (*p)[:0]
+	}
+	return nil
+}
+
+// put gives l back once nothing refers to it any more; its items are cleared so that
+// the pool keeps no catalog item alive.
+func (s *scratch[T]) put(l []T) {
+	if cap(l) == 0 || cap(l) > 1<<16 {
+		return
+	}
+	clear(l[:cap(l)])
+	l = l[:0]
+	s.pool.Put(&l)
 }

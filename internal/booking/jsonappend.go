@@ -40,7 +40,9 @@ func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
 func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // appendAmount appends a as money.Amount's MarshalJSON does.
-func appendAmount(b []byte, a money.Amount) []byte { return append(b, money.Format(a.Minor, a.Currency)...) }
+func appendAmount(b []byte, a money.Amount) []byte {
+	return append(b, money.Format(a.Minor, a.Currency)...)
+}
 
 // appendFloat appends f as encoding/json does (finite values).
 func appendFloat(b []byte, f float64) []byte {

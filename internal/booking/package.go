@@ -159,23 +159,18 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	// kept as a small candidate; the hits are built for the page only. An open package
 	// costs the same every day, so its cheapest option is its first day with the seats:
 	// the search stops there instead of walking the window.
-	type candidate struct {
-		pkg         *catalog.Package
-		departureID int64
-		date        string
-		price       int64
-	}
 	con := c.contract()
 	seats := pt.seats()
-	var found []candidate
+	found := packageCandidates.get()
+	defer func() { packageCandidates.put(found) }()
 	err = scanCity(ctx, s.reads(), tradewind.ProductPackage, dest, packageKinds, from, to, func(pkg *catalog.Package, stock ItemStock) {
 		if pkg.Kind == catalog.PackageOpen {
 			if day, ok := stock.FirstFree(tradewind.UnitPackageDay, pkg.ID, seats); ok {
-				found = append(found, candidate{pkg, 0, day.Day, pt.price(con, *pkg.Pricing)})
+				found = append(found, packageCandidate{pkg, 0, day.Day, pt.price(con, *pkg.Pricing)})
 			}
 			return
 		}
-		best := candidate{pkg: pkg}
+		best := packageCandidate{pkg: pkg}
 		for i := range pkg.Departures {
 			d := &pkg.Departures[i]
 			rows := stock.Days(tradewind.UnitDeparture, d.ID)
@@ -196,7 +191,7 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	if err != nil {
 		return nil, meta, err
 	}
-	cands, meta := cheapestPage(found, c, func(x candidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.pkg.Currency} }, pg)
+	cands, meta := cheapestPage(found, c, func(x packageCandidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.pkg.Currency} }, pg)
 	page := make([]PackageHit, len(cands))
 	for i, x := range cands {
 		pkg := x.pkg
@@ -541,3 +536,13 @@ func (packageProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRe
 		Instant: pkg.InstantConfirmation, Policy: policySeePolicy, ItemID: pkg.ID, Claim: claim, StartDate: o.date,
 		EndDate: addDays(o.date, pkg.DurationNights), OpenStatus: tradewind.StatusOnRequest, Details: details}, nil
 }
+
+// packageCandidate is an item a search found, kept small until the page is chosen.
+type packageCandidate struct {
+	pkg         *catalog.Package
+	departureID int64
+	date        string
+	price       int64
+}
+
+var packageCandidates scratch[packageCandidate]

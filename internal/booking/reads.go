@@ -165,7 +165,9 @@ type mapStock struct {
 	days   int
 }
 
-func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock { return m.byKind[kind][unitID] }
+func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock {
+	return m.byKind[kind][unitID]
+}
 
 func (m mapStock) Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool) {
 	rows := m.byKind[kind][unitID]

@@ -99,16 +99,12 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	}
 	// Each rental's free spaces counted and its cheapest kept, as a small candidate; the
 	// hits are built for the page only.
-	type candidate struct {
-		r      *catalog.Rental
-		spaces int
-		total  int64
-	}
 	con := c.contract()
 	from, to := nightRange(st.checkIn, st.checkOut)
-	var found []candidate
+	found := rentalCandidates.get()
+	defer func() { rentalCandidates.put(found) }()
 	err = scanCity(ctx, s.reads(), tradewind.ProductRental, dest, spaceKinds, from, to, func(r *catalog.Rental, stock ItemStock) {
-		x := candidate{r: r}
+		x := rentalCandidate{r: r}
 		for i := range r.Spaces {
 			sp := &r.Spaces[i]
 			if !st.fits(sp) {
@@ -132,7 +128,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	if err != nil {
 		return nil, meta, err
 	}
-	cands, meta := cheapestPage(found, c, func(x candidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
+	cands, meta := cheapestPage(found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
 	page := make([]RentalHit, len(cands))
 	for i, x := range cands {
 		r := x.r
@@ -314,3 +310,12 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,
 			"check_out": st.checkOut, "nights": st.nights, "guests": st.guests}}, nil
 }
+
+// rentalCandidate is an item a search found, kept small until the page is chosen.
+type rentalCandidate struct {
+	r      *catalog.Rental
+	spaces int
+	total  int64
+}
+
+var rentalCandidates scratch[rentalCandidate]
