@@ -139,9 +139,11 @@ type envelope struct {
 // do runs a call with retries and decodes its data into out and its meta into meta
 // (either may be nil).
 //
-// Every call is retried on 429 rate_limited after its Retry-After, since a refused
-// request had no effect. Safe calls are also retried after network errors and 502, 503
-// and 504 answers, with exponential backoff and jitter. No retry outlasts ctx's deadline.
+// Every call is retried on 429 rate_limited and on Tradewind's own 503
+// service_unavailable (replay ledger or sandbox scenario) after its Retry-After, since
+// such a refused request had no effect. Safe calls are also retried after network
+// errors and any 502, 503 and 504 answer, with exponential backoff and jitter. No retry
+// outlasts ctx's deadline.
 func (c *Client) do(ctx context.Context, cl call, out, meta any) (*result, error) {
 	if c.baseErr != nil {
 		return nil, c.baseErr
@@ -188,7 +190,7 @@ func (c *Client) retryAfter(cl call, err error, attempt int) (time.Duration, boo
 	var apiErr *Error
 	switch {
 	case errors.As(err, &apiErr):
-		retry := apiErr.HTTPStatus == http.StatusTooManyRequests || cl.safe && IsTemporary(err)
+		retry := refusedUnchanged(apiErr) || cl.safe && IsTemporary(err)
 		if apiErr.RetryAfter > 0 {
 			return apiErr.RetryAfter, retry
 		}
@@ -199,6 +201,14 @@ func (c *Client) retryAfter(cl call, err error, attempt int) (time.Duration, boo
 		var decode *decodeError
 		return backoff, cl.safe && !errors.As(err, &decode)
 	}
+}
+
+// refusedUnchanged tells whether an answer is a refusal that changed nothing, so safe to
+// retry for any call: 429 rate_limited, or a 503 in the API's envelope with
+// service_unavailable (a proxy's bare 503 may come after the request had its effect).
+func refusedUnchanged(e *Error) bool {
+	return e.HTTPStatus == http.StatusTooManyRequests ||
+		e.HTTPStatus == http.StatusServiceUnavailable && e.Code == CodeServiceUnavailable
 }
 
 // decodeError is a success answer whose body could not be read as an envelope.

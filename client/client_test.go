@@ -148,9 +148,30 @@ func TestRetryUnavailableOnlyWhenSafe(t *testing.T) {
 	if _, err := c.Ping(context.Background()); err != nil || s.count() != 2 || len(*slept) != 1 || (*slept)[0] <= 0 {
 		t.Fatalf("Ping: %v after %d requests, slept %v", err, s.count(), *slept)
 	}
-	c, s, _ = fake(t, answer(503, busy), answer(200, `{}`))
-	if _, err := c.CancelBooking(context.Background(), "HTL-1", "x"); !IsCode(err, CodeServiceUnavailable) || s.count() != 1 {
+	// A 503 that is not the API's service_unavailable (a proxy's) may come after the
+	// cancel took effect: not retried.
+	c, s, _ = fake(t, answer(503, `<html>Service Unavailable</html>`), answer(200, `{}`))
+	if _, err := c.CancelBooking(context.Background(), "HTL-1", "x"); err == nil || s.count() != 1 {
+		t.Fatalf("CancelBooking after a proxy's 503: %v after %d requests", err, s.count())
+	}
+}
+
+// TestRetryServiceUnavailableEvenUnsafe: the API's own 503 service_unavailable (its replay
+// ledger could not answer) changed nothing, so a cancel and a webhook creation are
+// retried after its Retry-After, signed afresh.
+func TestRetryServiceUnavailableEvenUnsafe(t *testing.T) {
+	t.Parallel()
+	cancelled := `{"success":true,"message":"Cancelled.","data":` + bookingJSON("HTL-AAAA1111") + `}`
+	c, s, slept := fake(t, answer(503, busy, "Retry-After", "1"), answer(200, cancelled))
+	WithSigningSecret("tws_secret")(c)
+	if _, err := c.CancelBooking(context.Background(), "HTL-AAAA1111", "x"); err != nil || s.count() != 2 {
 		t.Fatalf("CancelBooking: %v after %d requests", err, s.count())
+	}
+	if len(*slept) != 1 || (*slept)[0] != time.Second {
+		t.Errorf("slept %v; want [1s] (Retry-After)", *slept)
+	}
+	if a, b := s.requests[0].Header.Get(HeaderSignature), s.requests[1].Header.Get(HeaderSignature); a == "" || a == b {
+		t.Errorf("the retry repeats the signature %q", a)
 	}
 }
 

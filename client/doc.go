@@ -25,10 +25,11 @@
 //
 // # Retries and idempotency
 //
-// Every call is retried after a 429 rate_limited answer, once its Retry-After has passed
-// (such a request had no effect). Calls that are safe to repeat — reads, searches,
+// Every call is retried after a 429 rate_limited answer or the API's own 503
+// service_unavailable (its replay check could not answer), once its Retry-After has
+// passed: such a request had no effect. Calls that are safe to repeat — reads, searches,
 // availability, Prebook (which only issues another token) and Book — are also retried
-// after network errors and 502, 503 or 504 answers, with exponential backoff. CancelBooking,
+// after network errors and any 502, 503 or 504 answer, with exponential backoff. CancelBooking,
 // CreateWebhook and DeleteWebhook are not: after a network error, read the state back. No
 // retry waits past the context's deadline. WithRetry sets the number of attempts.
 //

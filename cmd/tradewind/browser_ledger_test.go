@@ -163,14 +163,23 @@ func ledgerFlow(t *testing.T, dsn, shots string) {
 	}
 	owner.check("ledger-overview-test")
 
-	// The navigation: one line at 1280 px; at 400 px every entry inside the screen.
-	navSpread := `(() => { const c = [...document.querySelectorAll("header nav a, header nav strong, header nav button")]
+	// The navigation: one line at 1280 px, with a good part of the long partner name
+	// shown under the brand; at 400 px every entry inside the screen.
+	navSpread := `(() => { const c = [...document.querySelectorAll("header nav a, header nav ul:first-of-type li, header nav button")]
 		.map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2 });
 		return Math.max(...c) - Math.min(...c) })()`
 	owner.do(chromedp.EmulateViewport(1280, 900))
 	owner.open("/bookings")
 	if spread, err := chromedp.Run(owner.ctx, chromedp.Evaluate[float64](navSpread)); err != nil || spread > 8 {
 		t.Errorf("navigation at 1280 px spans %.0f px of height (%v); want one line", spread, err)
+	}
+	// The brand and the partner's name (at least 100 px of it) end before the first link.
+	brand := `(() => { const b = document.querySelector("header nav ul:first-of-type li").getBoundingClientRect();
+		const n = document.querySelector("header nav .partner-name").getBoundingClientRect();
+		const a = document.querySelector("header nav ul.nav-links a").getBoundingClientRect();
+		return Math.max(b.right, n.right) <= a.left && n.width >= 100 && document.documentElement.scrollWidth <= 1280 })()`
+	if ok, err := chromedp.Run(owner.ctx, chromedp.Evaluate[bool](brand)); err != nil || !ok {
+		t.Errorf("at 1280 px the brand or the partner's name overlaps the links, the name is cut under 100 px or the page scrolls sideways (%v)", err)
 	}
 	owner.check("ledger-nav-1280")
 	owner.do(chromedp.EmulateViewport(400, 900))

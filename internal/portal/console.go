@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/openapi"
@@ -63,7 +65,9 @@ type ConsoleCall struct {
 
 // ConsoleDraft prefills the console's form for the endpoint id ("METHOD /path"): the
 // path with its parameters' examples, the headers it requires (a fresh Idempotency-Key)
-// and the document's example body. An unknown id gives the first endpoint.
+// and the document's example body, its dates moved to start 30 days from today (the
+// document's are fixed, and a past date would only be refused). An unknown id gives
+// the first endpoint.
 func (s *Service) ConsoleDraft(id string) (ConsoleCall, error) {
 	ops, err := s.ConsoleOperations()
 	if err != nil {
@@ -88,7 +92,39 @@ func (s *Service) ConsoleDraft(id string) (ConsoleCall, error) {
 		v := "console-" + randomHex(8)
 		headers = append(headers, h+": "+v)
 	}
-	return ConsoleCall{Method: op.Method, Path: path, Headers: strings.Join(headers, "\n"), Body: op.Example}, nil
+	body, path := shiftDates(op.Example, path, s.now().AddDate(0, 0, consoleLeadDays))
+	return ConsoleCall{Method: op.Method, Path: path, Headers: strings.Join(headers, "\n"), Body: body}, nil
+}
+
+// consoleLeadDays is how far ahead the console's example dates start.
+const consoleLeadDays = 30
+
+var exampleDate = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+
+// shiftDates moves every date of the texts by the same number of days, so that the
+// earliest becomes start's day: the stay lengths and date ranges stay as documented.
+func shiftDates(body, path string, start time.Time) (string, string) {
+	var first time.Time
+	for _, m := range exampleDate.FindAllString(body+" "+path, -1) {
+		if d, err := time.Parse(tradewind.DateLayout, m); err == nil && (first.IsZero() || d.Before(first)) {
+			first = d
+		}
+	}
+	if first.IsZero() {
+		return body, path
+	}
+	start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, time.UTC)
+	days := int(start.Sub(first).Hours() / 24)
+	shift := func(s string) string {
+		return exampleDate.ReplaceAllStringFunc(s, func(m string) string {
+			d, err := time.Parse(tradewind.DateLayout, m)
+			if err != nil {
+				return m
+			}
+			return d.AddDate(0, 0, days).Format(tradewind.DateLayout)
+		})
+	}
+	return shift(body), shift(path)
 }
 
 func randomHex(n int) string {

@@ -67,6 +67,10 @@ func New(b *booking.Service, cfg Config) *Service {
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC() }
 
+// Now is the portal's clock (the booking service's, injectable in tests), for pages
+// that show time-dependent state such as a booking's effective status.
+func (s *Service) Now() time.Time { return s.now() }
+
 // Member is a signed-in user with its partner and session.
 type Member struct {
 	User    *store.PortalUser

@@ -83,7 +83,7 @@ func (s *Service) EnableTwoFactor(ctx context.Context, m *Member, secret, code, 
 	u := *m.User
 	u.TOTPSecret, u.RecoveryCodes, u.UpdatedAt = secret, hashes, s.now()
 	err := s.store.InTx(ctx, func(tx store.Querier) error {
-		if err := tx.PortalUserUpdate(ctx, &u); err != nil {
+		if err := tx.PortalUserSetTwoFactor(ctx, u.ID, u.TOTPSecret, u.RecoveryCodes, u.UpdatedAt); err != nil {
 			return err
 		}
 		// The same secret again (a form sent twice) keeps its last step: its code is spent.
@@ -112,7 +112,7 @@ func (s *Service) DisableTwoFactor(ctx context.Context, m *Member, password, add
 		return invalid("password: wrong")
 	}
 	m.User.TOTPSecret, m.User.RecoveryCodes, m.User.UpdatedAt = "", nil, s.now()
-	if err := s.store.PortalUserUpdate(ctx, m.User); err != nil {
+	if err := s.store.PortalUserSetTwoFactor(ctx, m.User.ID, "", nil, m.User.UpdatedAt); err != nil {
 		return err
 	}
 	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "two_factor.disabled", "", addr)

@@ -112,10 +112,14 @@ type PortalQuerier interface {
 	PortalUserGetByEmail(ctx context.Context, email string) (*PortalUser, error)
 	// PortalUserList returns the partner's users (partnerID 0: everyone's) by e-mail.
 	PortalUserList(ctx context.Context, partnerID int64) ([]*PortalUser, error)
-	// PortalUserUpdate writes u's name, role, password, time zone, disabled, TOTP
-	// secret and recovery codes; a new TOTP secret forgets the last accepted time step
-	// (PortalUserTOTPStepUse). ErrNotFound.
+	// PortalUserUpdate writes u's name, role, password, time zone and disabled. It
+	// leaves the two-factor columns alone, so that writing back a user read before a
+	// recovery code was used never brings the code back. ErrNotFound.
 	PortalUserUpdate(ctx context.Context, u *PortalUser) error
+	// PortalUserSetTwoFactor writes the user's TOTP secret and recovery codes (hashes);
+	// "" and nil turn two-factor sign-in off. A new secret forgets the last accepted
+	// time step (PortalUserTOTPStepUse). ErrNotFound.
+	PortalUserSetTwoFactor(ctx context.Context, userID int64, secret string, recoveryCodes []string, at time.Time) error
 	// PortalUserTOTPStepUse records that the user's TOTP code of time step step was
 	// accepted, in one conditional statement, only if no code of that step or a later
 	// one was; false when one was (the code is being reused, or an older one played).

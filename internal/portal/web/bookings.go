@@ -43,7 +43,7 @@ func (s *Server) bookingList(w http.ResponseWriter, r *http.Request, m *portal.M
 		return s.formError(w, r, "bookings", v, err)
 	}
 	page := bookingPage{Bookings: list, Status: map[string]string{}, Next: next}
-	now := time.Now()
+	now := s.portal.Now()
 	for _, b := range list {
 		page.Status[b.Reference] = string(b.EffectiveStatus(now))
 	}
@@ -87,7 +87,7 @@ func (s *Server) bookingExport(w http.ResponseWriter, r *http.Request, m *portal
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"reference", "partner_reference", "product_type", "status", "mode", "total_price", "currency",
 		"start_date", "end_date", "created_at", "cancel_reason"})
-	now := time.Now()
+	now := s.portal.Now()
 	for _, b := range list {
 		mode := "live"
 		if b.Test {
@@ -120,7 +120,7 @@ func (s *Server) bookingShow(w http.ResponseWriter, r *http.Request, m *portal.M
 	if err != nil {
 		return err
 	}
-	st := d.Booking.EffectiveStatus(time.Now())
+	st := d.Booking.EffectiveStatus(s.portal.Now())
 	v := &view{Title: "Booking " + d.Booking.Reference, Member: m, Nav: "bookings",
 		Data: bookingDetailPage{Detail: d, Status: string(st), Cancellable: st != tradewind.StatusCancelled && st != tradewind.StatusCompleted}}
 	if r.URL.Query().Get("cancelled") == "1" {

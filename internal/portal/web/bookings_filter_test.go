@@ -149,3 +149,33 @@ func TestBookingsOlderLink(t *testing.T) {
 		}
 	})
 }
+
+// TestBookingStatusOnThePortalClock: a confirmed booking whose stay has ended shows as
+// completed on the list, its page and the CSV, by the service's (injected) clock.
+func TestBookingStatusOnThePortalClock(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		a, _ := e.newPartner(t, "acme")
+		ref := e.bookHotelOn(t, a.LiveKey, "stay", 2, 3)
+		row := regexp.MustCompile(regexp.QuoteMeta(ref) + `</a></td><td>[^<]*</td><td>[^<]*</td>\s*<td>([a-z_]+)</td>`)
+		status := func(c *client) (list, csv string, page bool) {
+			res := c.get("/bookings?mode=live")
+			if m := row.FindStringSubmatch(res.body); m != nil {
+				list = m[1]
+			}
+			for _, line := range strings.Split(c.get("/bookings/export.csv?mode=live").body, "\n") {
+				if strings.HasPrefix(line, ref+",") {
+					csv = strings.Split(line, ",")[3]
+				}
+			}
+			return list, csv, strings.Contains(c.get("/bookings/"+ref).body, `<dd id="booking-status">completed<`)
+		}
+		if list, csv, page := status(e.signin(t, "owner@acme.example")); list != "confirmed" || csv != "confirmed" || page {
+			t.Fatalf("before the stay: list %q, csv %q, page shows completed %v", list, csv, page)
+		}
+		e.api.Clock.Advance(10 * 24 * time.Hour)
+		if list, csv, page := status(e.signin(t, "owner@acme.example")); list != "completed" || csv != "completed" || !page {
+			t.Fatalf("after the stay: list %q, csv %q, page shows completed %v; want completed everywhere", list, csv, page)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
@@ -269,6 +270,28 @@ func TestConsoleForm(t *testing.T) {
 			if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, c.want) {
 				t.Errorf("%s %s %q: %d, want 422 with %q\n%s", c.method, c.path, c.headers, res.status, c.want, res.body)
 			}
+		}
+	})
+}
+
+// TestConsoleExampleDatesAhead: the console's example body carries dates from 30 days
+// after today (the portal's clock), keeping the document's stay length, so that the
+// example answers instead of being refused for a past date.
+func TestConsoleExampleDatesAhead(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		e := newEnv(t, o)
+		_, owner := e.newPartner(t, "console-dates")
+		e.api.Clock.Set(time.Date(2029, 6, 10, 15, 0, 0, 0, time.UTC))
+		owner = e.signin(t, "owner@console-dates.example")
+		page := owner.get("/console?endpoint=" + url.QueryEscape("POST /hotels/search"))
+		// The document's example is 2027-03-01 to 2027-03-03.
+		for _, want := range []string{"2029-07-10", "2029-07-12"} {
+			if !strings.Contains(page.body, want) {
+				t.Errorf("the example body does not carry %s:\n%s", want, page.body)
+			}
+		}
+		if strings.Contains(page.body, "2027-03-0") {
+			t.Errorf("the example body keeps the document's dates:\n%s", page.body)
 		}
 	})
 }

@@ -89,9 +89,18 @@ func (q *queries) PortalUserList(ctx context.Context, partnerID int64) ([]*store
 
 func (q *queries) PortalUserUpdate(ctx context.Context, u *store.PortalUser) error {
 	n, err := q.exec(ctx, `UPDATE portal_users SET name = $2, role = $3, password_hash = $4, time_zone = $5, disabled = $6,
-		totp_secret = $7, recovery_codes = $8, updated_at = $9,
-		totp_last_step = CASE WHEN totp_secret = $7 THEN totp_last_step ELSE 0 END WHERE id = $1`,
-		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, u.TOTPSecret, jsonList(u.RecoveryCodes), ts(u.UpdatedAt))
+		updated_at = $7 WHERE id = $1`,
+		u.ID, u.Name, u.Role, u.PasswordHash, u.TimeZone, u.Disabled, ts(u.UpdatedAt))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
+}
+
+func (q *queries) PortalUserSetTwoFactor(ctx context.Context, userID int64, secret string, recoveryCodes []string, at time.Time) error {
+	n, err := q.exec(ctx, `UPDATE portal_users SET totp_secret = $2, recovery_codes = $3, updated_at = $4,
+		totp_last_step = CASE WHEN totp_secret = $2 THEN totp_last_step ELSE 0 END WHERE id = $1`,
+		userID, secret, jsonList(recoveryCodes), ts(at))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}

@@ -201,8 +201,14 @@ func exerciseTOTPStep(t *testing.T, s store.Store) {
 	if ok, err := s.PortalUserTOTPStepUse(ctx, u.ID, 200); err != nil || ok {
 		t.Fatalf("step 200 after a name change = %v, %v; want refused", ok, err)
 	}
-	u.TOTPSecret = "JBSWY3DPEHPK3PXP"
-	if err := s.PortalUserUpdate(ctx, u); err != nil {
+	// The same secret written again (an enrolment form sent twice) keeps the step too.
+	if err := s.PortalUserSetTwoFactor(ctx, u.ID, u.TOTPSecret, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.PortalUserTOTPStepUse(ctx, u.ID, 200); err != nil || ok {
+		t.Fatalf("step 200 after the same secret again = %v, %v; want refused", ok, err)
+	}
+	if err := s.PortalUserSetTwoFactor(ctx, u.ID, "JBSWY3DPEHPK3PXP", nil, now); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.PortalUserTOTPStepUse(ctx, u.ID, 150); err != nil || !ok {
@@ -216,8 +222,13 @@ func exerciseRecoveryCodeUse(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
 	u := newPortalUser(t, s, p.ID, "ann@example.com", "owner")
-	u.RecoveryCodes, u.UpdatedAt = []string{"h1", "h2", "h3"}, now
-	if err := s.PortalUserUpdate(ctx, u); err != nil {
+	if err := s.PortalUserSetTwoFactor(ctx, u.ID, "JBSWY3DPEHPK3PXP", []string{"h1", "h2", "h3"}, now); err != nil {
+		t.Fatal(err)
+	}
+	// A user read before a code is used and written back after (a role change, a
+	// rename) must not bring the code back.
+	before, err := s.PortalUserGetByID(ctx, u.ID)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if ok := concurrently(t, 10, nil, func(int) (bool, error) { return s.PortalUserRecoveryCodeUse(ctx, u.ID, "h2") }); ok != 1 {
@@ -231,8 +242,15 @@ func exerciseRecoveryCodeUse(t *testing.T, s store.Store) {
 			t.Fatalf("use %s = %v, %v; want %v", c.hash, ok, err, c.ok)
 		}
 	}
-	if got, err := s.PortalUserGetByEmail(ctx, u.Email); err != nil || len(got.RecoveryCodes) != 0 {
-		t.Fatalf("codes left: %v, %v", got.RecoveryCodes, err)
+	before.Name = "Ann B"
+	if err := s.PortalUserUpdate(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PortalUserGetByEmail(ctx, u.Email); err != nil || len(got.RecoveryCodes) != 0 || got.TOTPSecret == "" || got.Name != "Ann B" {
+		t.Fatalf("after a stale user was written back: codes %v, secret %q, %v", got.RecoveryCodes, got.TOTPSecret, err)
+	}
+	if err := s.PortalUserSetTwoFactor(ctx, 1<<40, "", nil, now); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("two-factor of nobody: %v; want ErrNotFound", err)
 	}
 	if _, err := s.PortalUserRecoveryCodeUse(ctx, 1<<40, "h1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("no such user: %v; want ErrNotFound", err)

@@ -82,9 +82,11 @@ func exercisePortalUsers(t *testing.T, s store.Store) {
 	if l, err := s.PortalUserList(ctx, 0); err != nil || len(l) != 3 {
 		t.Fatalf("PortalUserList(all) = %d users, %v", len(l), err)
 	}
-	got.Name, got.Role, got.TimeZone, got.Disabled, got.TOTPSecret, got.PasswordHash = "Ann B", "admin", "Europe/Paris", true, "SECRET", "h2"
-	got.RecoveryCodes = []string{"c1", "c2"}
+	got.Name, got.Role, got.TimeZone, got.Disabled, got.PasswordHash = "Ann B", "admin", "Europe/Paris", true, "h2"
 	if err := s.PortalUserUpdate(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PortalUserSetTwoFactor(ctx, got.ID, "SECRET", []string{"c1", "c2"}, now); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := s.PortalUserGetByID(ctx, u.ID)
