@@ -177,8 +177,8 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 			if len(rows) == 0 || rows[0].Free < seats {
 				continue
 			}
-			// Cheapest first, then earliest, then the first listed: the order of
-			// cheapestOption over options sorted by date.
+			// The cheapest, then the earliest, then the first listed (as the options of
+			// a package in date order were chosen before this scan).
 			price := pt.price(con, d.Pricing)
 			if best.departureID == 0 || price < best.price || (price == best.price && d.Date < best.date) {
 				best.departureID, best.date, best.price = d.ID, d.Date, price
