@@ -81,8 +81,8 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 			}
 			return -1
 		}
-		if c := cmp.Compare(a.currency, b.currency); c != 0 {
-			return c
+		if a.currency != b.currency { // most keys share one currency: equality first
+			return cmp.Compare(a.currency, b.currency)
 		}
 		if c := cmp.Compare(a.minor, b.minor); c != 0 {
 			return c
