@@ -54,6 +54,7 @@ type config struct {
 	only                                  string
 	storeReads                            bool
 	requestLog                            string // on or off
+	bookGroupMax                          int    // booking.Service.BookGroupMax
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
+	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, groups on SQLite, alone on PostgreSQL)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" {
@@ -132,6 +134,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		svc = booking.New(readmodel.Tracked(st, model), tradewind.SystemClock{}, nil)
 		svc.Reads = model
 	}
+	svc.BookGroupMax = c.bookGroupMax
 	// Keys and partners from memory, as serve has them (authcache).
 	auth := authcache.New(st, nil)
 	authCtx, stopAuth := context.WithCancel(ctx)

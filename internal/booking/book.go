@@ -218,7 +218,10 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	}
 
 	var created *tradewind.Booking
-	err = s.Store.InTx(ctx, func(tx store.Querier) error {
+	// Run in a group commit with the bookings that arrive with it (group.go), or alone;
+	// either way under ctx, the transaction's own context.
+	err = s.bookTx(ctx, func(ctx context.Context, tx store.Querier) error {
+		created = nil
 		// No lookup of the key's booking here: its record, claimed below, is written with
 		// every booking, so a booking committed since the replay check above makes the
 		// claim conflict; one whose record the retention job deleted conflicts on the

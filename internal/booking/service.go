@@ -19,8 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -42,6 +41,13 @@ type Service struct {
 	// WebhookAllowPrivate accepts subscriptions to loopback and private hosts and plain
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool
+	// BookGroupMax is how many bookings one group commit takes at most (group.go):
+	// 1 commits every booking alone; 0 is DefaultBookGroupMax on SQLite and 1 on
+	// PostgreSQL.
+	BookGroupMax int
+
+	groupOnce sync.Once
+	group     *groupCommitter
 }
 
 // New returns a service over st.
@@ -86,18 +92,27 @@ func (s *Service) today() string { return s.now().Format(tradewind.DateLayout) }
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 const base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
-// randomString returns n characters drawn uniformly from alphabet by crypto/rand.
+// randomString returns n characters drawn uniformly from alphabet by crypto/rand: one
+// read of random bytes, each byte below the largest multiple of len(alphabet) taken
+// modulo it, the others skipped (no bias), rather than a big.Int per character.
 func randomString(alphabet string, n int) string {
-	var b strings.Builder
-	max := big.NewInt(int64(len(alphabet)))
-	for i := 0; i < n; i++ {
-		v, err := rand.Int(rand.Reader, max)
-		if err != nil {
+	limit := 256 - 256%len(alphabet)
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		if _, err := rand.Read(buf[:]); err != nil {
 			panic(err) // crypto/rand never fails on supported platforms
 		}
-		b.WriteByte(alphabet[v.Int64()])
+		for _, b := range buf {
+			if int(b) < limit {
+				out = append(out, alphabet[int(b)%len(alphabet)])
+				if len(out) == n {
+					break
+				}
+			}
+		}
 	}
-	return b.String()
+	return string(out)
 }
 
 var referencePrefix = map[tradewind.ProductType]string{

@@ -25,28 +25,38 @@ func parallelism(b *testing.B) {
 // and event in one transaction). Compare its ns/op with BenchmarkCommitFloor's:
 //
 //	go test -run XXX -bench 'BookParallel|CommitFloor' ./internal/booking/
+//
+// Each database runs twice: "group" with group commits (SQLite's default, group.go) and
+// "alone" with every booking in a transaction of its own (BookGroupMax 1), for an A/B
+// comparison in the same run.
 func BenchmarkBookParallel(b *testing.B) {
 	for _, o := range storetest.Openers() {
-		b.Run(o.Name, func(b *testing.B) {
-			svc, c, doc := benchService(b, o)
-			var n atomic.Int64
-			parallelism(b)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					i := int(n.Add(1))
-					h := doc.Hotels[i%len(doc.Hotels)]
-					req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID,
-						RoomID: h.Rooms[i%len(h.Rooms)].ID, CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1},
-						Guest: &booking.Guest{Name: "Bench"}}
-					if _, _, err := svc.Book(context.Background(), c, fmt.Sprint("bench-", i), req); err != nil && !isSoldOut(err) {
-						b.Errorf("book: %v", err)
-						return
+		for _, mode := range []struct {
+			name string
+			max  int
+		}{{"group", booking.DefaultBookGroupMax}, {"alone", 1}} {
+			b.Run(o.Name+"/"+mode.name, func(b *testing.B) {
+				svc, c, doc := benchService(b, o)
+				svc.BookGroupMax = mode.max
+				var n atomic.Int64
+				parallelism(b)
+				b.ReportAllocs()
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						i := int(n.Add(1))
+						h := doc.Hotels[i%len(doc.Hotels)]
+						req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID,
+							RoomID: h.Rooms[i%len(h.Rooms)].ID, CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1},
+							Guest: &booking.Guest{Name: "Bench"}}
+						if _, _, err := svc.Book(context.Background(), c, fmt.Sprint("bench-", i), req); err != nil && !isSoldOut(err) {
+							b.Errorf("book: %v", err)
+							return
+						}
 					}
-				}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package readmodel
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -94,3 +95,34 @@ func (q *writeSpy) InventoryPut(ctx context.Context, rows []store.InventoryRow) 
 	q.w.catalog = true
 	return q.Querier.InventoryPut(ctx, rows)
 }
+
+// errNoSavepoints: the store's transaction offers no savepoints.
+var errNoSavepoints = errors.New("readmodel: the store's transaction has no savepoints")
+
+// The transaction's savepoints pass through (store.Savepoints, which the booking
+// service's group commit needs). A claim rolled back to its savepoint stays noted: the
+// model reloads the days a claim touched from the store once the transaction commits,
+// so it reloads one more unchanged truth.
+
+func (q *writeSpy) Savepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.Savepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+func (q *writeSpy) RollbackToSavepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.RollbackToSavepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+func (q *writeSpy) ReleaseSavepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.ReleaseSavepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+var _ store.Savepoints = (*writeSpy)(nil)

@@ -42,6 +42,18 @@ type Store interface {
 	Dialect() string
 }
 
+// Savepoints runs parts of a transaction that may fail alone: the Querier an InTx
+// function receives implements it on both databases. A part runs between Savepoint and
+// ReleaseSavepoint; RollbackToSavepoint undoes what it wrote (and, on PostgreSQL, clears
+// the transaction's aborted state after a failed statement) and keeps the savepoint,
+// which ReleaseSavepoint then drops. The rest of the transaction commits as usual.
+// name is a plain SQL identifier (letters, digits, underscores).
+type Savepoints interface {
+	Savepoint(ctx context.Context, name string) error
+	RollbackToSavepoint(ctx context.Context, name string) error
+	ReleaseSavepoint(ctx context.Context, name string) error
+}
+
 // Item is a catalog record: the catalog JSON of a hotel, activity, rental or package
 // without its inventory.
 type Item struct {

@@ -256,3 +256,32 @@ func (q *eventSpy) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	}
 	return err
 }
+
+// The transaction's savepoints pass through (store.Savepoints, which the booking
+// service's group commit needs). An event rolled back to its savepoint still wakes the
+// dispatcher once the transaction commits: it finds nothing more to send.
+
+func (q *eventSpy) Savepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.Savepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+func (q *eventSpy) RollbackToSavepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.RollbackToSavepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+func (q *eventSpy) ReleaseSavepoint(ctx context.Context, name string) error {
+	if sp, ok := q.Querier.(store.Savepoints); ok {
+		return sp.ReleaseSavepoint(ctx, name)
+	}
+	return errNoSavepoints
+}
+
+// errNoSavepoints: the store's transaction offers no savepoints.
+var errNoSavepoints = errors.New("webhook: the store's transaction has no savepoints")
+var _ store.Savepoints = (*eventSpy)(nil)

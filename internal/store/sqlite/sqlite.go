@@ -41,6 +41,7 @@ var Dialect = sqlstore.Dialect{
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
+	StmtCache:        true,
 }
 
 // ReadPool is how many connections serve reads outside transactions.
@@ -59,7 +60,8 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty path")
 	}
-	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)")
+	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
+		"temp_store(MEMORY)", "cache_size(-32768)")
 	if err != nil {
 		return nil, err
 	}

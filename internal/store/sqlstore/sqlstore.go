@@ -58,6 +58,10 @@ type Dialect struct {
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
+	// StmtCache prepares each statement text of a transaction once on the writer and
+	// reuses it (stmtcache.go): SQLite, whose driver parses the text on every call
+	// otherwise. pgx keeps its own cache of prepared statements per connection.
+	StmtCache bool
 }
 
 // DB is a store.Store over one *sql.DB, or over a writer and a pool of readers.
@@ -66,12 +70,21 @@ type DB struct {
 	db      *sql.DB // every transaction and every statement that writes
 	reader  *sql.DB // statements outside a transaction that only read; db when nil
 	dialect Dialect
+	stmts   *stmtCache // prepared statements of the writer (db); nil without Dialect.StmtCache
+	rstmts  *stmtCache // prepared statements of the readers; nil without Dialect.StmtCache or reader
 }
 
 // New wraps db, which the caller opened with the dialect's driver.
 func New(db *sql.DB, d Dialect) *DB {
 	s := &DB{db: db, dialect: d}
 	s.queries = &queries{db: db, d: &s.dialect}
+	// Only over one connection (SQLite's ":memory:"): the cache prepares in the
+	// background, which on another connection of a pool in rollback-journal mode
+	// would hold a read lock that a writer meets as SQLITE_BUSY.
+	if d.StmtCache && db.Stats().MaxOpenConnections == 1 {
+		s.stmts = newStmtCache(db)
+		s.queries.db = cachedPool{db: db, cache: s.stmts}
+	}
 	return s
 }
 
@@ -81,16 +94,21 @@ func New(db *sql.DB, d Dialect) *DB {
 // lock; a statement outside a transaction that starts with SELECT runs on reader.
 func NewSplit(writer, reader *sql.DB, d Dialect) *DB {
 	s := &DB{db: writer, reader: reader, dialect: d}
-	s.queries = &queries{db: split{w: writer, r: reader}, d: &s.dialect}
+	sp := split{w: writer, r: reader}
+	if d.StmtCache {
+		s.stmts, s.rstmts = newStmtCache(writer), newStmtCache(reader)
+		sp = split{w: cachedPool{db: writer, cache: s.stmts}, r: cachedPool{db: reader, cache: s.rstmts}}
+	}
+	s.queries = &queries{db: sp, d: &s.dialect}
 	return s
 }
 
 // split routes each statement outside a transaction by what it does.
-type split struct{ w, r *sql.DB }
+type split struct{ w, r dbtx }
 
 // pick returns the reader for a statement that starts with SELECT (which never writes
 // in SQLite), the writer for anything else (WITH may carry an UPDATE).
-func (s split) pick(query string) *sql.DB {
+func (s split) pick(query string) dbtx {
 	q := strings.TrimLeft(query, " \t\r\n")
 	if len(q) >= 6 && strings.EqualFold(q[:6], "SELECT") {
 		return s.r
@@ -166,6 +184,12 @@ func (s *DB) Analyze(ctx context.Context) error {
 
 // Close closes the database.
 func (s *DB) Close() error {
+	if s.stmts != nil {
+		s.stmts.close()
+	}
+	if s.rstmts != nil {
+		s.rstmts.close()
+	}
 	if s.reader != nil {
 		_ = s.reader.Close()
 	}
@@ -208,7 +232,11 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			_ = tx.Rollback()
 		}
 	}()
-	if err = fn(&queries{db: tx, d: &s.dialect, conn: conn}); err != nil {
+	var db dbtx = tx
+	if s.stmts != nil {
+		db = cachedTx{tx: tx, cache: s.stmts}
+	}
+	if err = fn(&queries{db: db, d: &s.dialect, conn: conn}); err != nil {
 		return err
 	}
 	if err = tx.Commit(); err != nil {

@@ -29,6 +29,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Idempotency":         exerciseIdempotency,
 		"Prebooks":            exercisePrebooks,
 		"TxRollback":          exerciseTxRollback,
+		"Savepoints":          exerciseSavepoints,
 		"Events":              exerciseEvents,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
@@ -449,6 +450,80 @@ func exerciseTxRollback(t *testing.T, s store.Store) {
 	}
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 0 {
 		t.Errorf("rolled-back draw persisted: %d", got.CreditUsed)
+	}
+}
+
+// exerciseSavepoints: a part of a transaction rolled back to its savepoint leaves no
+// trace, also after a failed statement (PostgreSQL aborts the transaction until then);
+// the parts before and after it commit.
+func exerciseSavepoints(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	key := func(k string) store.IdempotencyRecord {
+		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
+	}
+	err := s.InTx(ctx, func(q store.Querier) error {
+		sp, ok := q.(store.Savepoints)
+		if !ok {
+			t.Fatal("a transaction's Querier does not implement store.Savepoints")
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 100); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); err != nil {
+			t.Fatal(err)
+		}
+		// Undone: a draw and a claim, then a failed statement.
+		if err := sp.Savepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 20); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("b")); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("claim of a used key = %v, want ErrConflict", err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.ReleaseSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		// Kept: a part released without a rollback, and what follows it.
+		if err := sp.Savepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 3); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if err := sp.ReleaseSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		return q.IdempotencyClaim(ctx, key("c"))
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 103 {
+		t.Errorf("credit used %d, want 103 (100 and 3; the 20 rolled back to its savepoint)", got.CreditUsed)
+	}
+	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
+			t.Errorf("key %s: %v, want present %v", k, err, want)
+		}
+	}
+	if sp, ok := s.(store.Savepoints); ok {
+		if err := sp.Savepoint(ctx, "x"); err == nil {
+			t.Error("a savepoint outside a transaction was accepted")
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.(store.Savepoints).Savepoint(ctx, "x; DROP TABLE partners")
+	}); err == nil {
+		t.Error("a savepoint name that is not an identifier was accepted")
 	}
 }
 

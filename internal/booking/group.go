@@ -1,0 +1,235 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// Group commit (issue 12): bookings that arrive together run in one transaction, each
+// under its own savepoint, and commit with one COMMIT. A booking that fails rolls back
+// to its savepoint and is answered with its own error; the others commit. Every caller
+// is answered only after the group's COMMIT, so nothing is reported, and nothing that
+// follows a booking happens, before it is durable. When the group cannot commit
+// (serialization failure, deadlock, a failed savepoint statement), every booking of it
+// runs again alone, in a transaction of its own, with the store's usual retries.
+//
+// One group at a time runs its bookings; the next one starts when the previous one
+// has run them and is committing. On SQLite the next group then waits for the writer
+// connection; on PostgreSQL it overlaps the previous commit and waits for the
+// partner's credit row at its first draw at most, which the committing group no
+// longer needs: two groups never hold rows the other waits for.
+//
+// The rules of a booking are not here: a job is book's transaction function, the same
+// one a booking that runs alone uses.
+
+// DefaultBookGroupMax is how many bookings one group commit takes at most, on SQLite.
+// On PostgreSQL bookings commit alone by default: there the bookings of a group run
+// one after another on one connection, a dozen round trips each, where alone they run
+// side by side on sixteen and queue only for the credit row and the commit; measured,
+// groups were slower there in the load benchmark (docs/performance.md, "Group commit").
+const DefaultBookGroupMax = 32
+
+// errRunAlone tells a job's caller to run its booking in a transaction of its own.
+var errRunAlone = errors.New("booking: run alone")
+
+// txJob is one booking's transaction function waiting for a group.
+type txJob struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, tx store.Querier) error
+	err  error
+	done chan struct{}
+}
+
+// groupCommitter forms and commits the groups of one service.
+type groupCommitter struct {
+	st    store.Store
+	max   int
+	mu    sync.Mutex
+	queue []*txJob
+	token chan struct{} // held by the group running its bookings
+
+	groups, grouped atomic.Int64 // groups of two bookings or more, and their bookings
+}
+
+// BookGroupStats returns how many group commits of two bookings or more the service
+// ran, and how many bookings they held (grouped/groups is the mean group size).
+func (s *Service) BookGroupStats() (groups, grouped int64) {
+	if g := s.groups(); g != nil {
+		return g.groups.Load(), g.grouped.Load()
+	}
+	return 0, 0
+}
+
+func newGroupCommitter(st store.Store, max int) *groupCommitter {
+	return &groupCommitter{st: st, max: max, token: make(chan struct{}, 1)}
+}
+
+// bookTx runs fn, book's transaction function, in a group commit or alone: alone when
+// the service's groups are off (BookGroupMax 1) or when its group could not commit.
+// fn must be safe to run again, as for store.InTx.
+func (s *Service) bookTx(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
+	g := s.groups()
+	if g == nil {
+		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+	}
+	err := g.run(ctx, fn)
+	if errors.Is(err, errRunAlone) {
+		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+	}
+	return err
+}
+
+// groups returns the service's group committer, nil when bookings commit alone.
+func (s *Service) groups() *groupCommitter {
+	s.groupOnce.Do(func() {
+		max := s.BookGroupMax
+		if max == 0 {
+			max = 1
+			if s.Store.Dialect() == "sqlite" {
+				max = DefaultBookGroupMax
+			}
+		}
+		if max > 1 {
+			s.group = newGroupCommitter(s.Store, max)
+		}
+	})
+	return s.group
+}
+
+// run queues fn and waits for its answer: nil when its group committed it, its own
+// error, or errRunAlone. A caller that finds no group running takes the turn and runs
+// the queue's next group itself (which may hold other callers' bookings and not its own).
+func (g *groupCommitter) run(ctx context.Context, fn func(context.Context, store.Querier) error) error {
+	j := &txJob{ctx: ctx, fn: fn, done: make(chan struct{})}
+	g.mu.Lock()
+	g.queue = append(g.queue, j)
+	g.mu.Unlock()
+	for {
+		select {
+		case <-j.done:
+			return j.err
+		default:
+		}
+		select {
+		case <-j.done:
+			return j.err
+		case g.token <- struct{}{}:
+			g.mu.Lock()
+			n := min(len(g.queue), g.max)
+			batch := append([]*txJob(nil), g.queue[:n]...)
+			g.queue = append(g.queue[:0], g.queue[n:]...)
+			g.mu.Unlock()
+			if len(batch) == 0 {
+				<-g.token
+				continue
+			}
+			g.commit(batch)
+		}
+	}
+}
+
+// commit runs batch as one transaction and answers each job. The caller holds the
+// token; commit gives it back once the bookings have run, before the COMMIT.
+func (g *groupCommitter) commit(batch []*txJob) {
+	var once sync.Once
+	release := func() { once.Do(func() { <-g.token }) }
+	defer release()
+	answered := false
+	defer func() {
+		if answered {
+			return
+		}
+		// A booking panicked: answer the others (their transaction did not commit)
+		// before the panic goes on, rather than leave them waiting.
+		for _, j := range batch {
+			select {
+			case <-j.done:
+			default:
+				j.err = errRunAlone
+				close(j.done)
+			}
+		}
+	}()
+	if len(batch) == 1 {
+		// Alone: no savepoint to pay for, and the store's retries apply. The turn is
+		// held until its statements ran, as a group's is: the bookings that arrive
+		// meanwhile form the next group.
+		j := batch[0]
+		err := g.st.InTx(j.ctx, func(tx store.Querier) error {
+			err := j.fn(j.ctx, tx)
+			release()
+			return err
+		})
+		answered = true
+		j.err = err
+		close(j.done)
+		return
+	}
+	g.groups.Add(1)
+	g.grouped.Add(int64(len(batch)))
+	results := make([]error, len(batch))
+	ran := false
+	err := g.st.InTx(context.Background(), func(tx store.Querier) error {
+		if ran {
+			return errRunAlone // InTx retries: the group does not run twice
+		}
+		ran = true
+		sp, ok := tx.(store.Savepoints)
+		if !ok {
+			return errRunAlone
+		}
+		for i, j := range batch {
+			if err := j.ctx.Err(); err != nil {
+				results[i] = err
+				continue
+			}
+			// The booking's statements run on the group's transaction: a cancelled
+			// request must not interrupt them (SQLite rolls the whole transaction back
+			// on an interrupted write), so they run with its values and no cancellation.
+			ctx := context.WithoutCancel(j.ctx)
+			if err := sp.Savepoint(ctx, "booking"); err != nil {
+				return err
+			}
+			if err := j.fn(ctx, tx); err != nil {
+				if rerr := sp.RollbackToSavepoint(ctx, "booking"); rerr != nil {
+					return rerr
+				}
+				if ownAnswer(err) {
+					results[i] = err
+				} else {
+					results[i] = errRunAlone // a database error: alone, with the store's retries
+				}
+			}
+			if err := sp.ReleaseSavepoint(ctx, "booking"); err != nil {
+				return err
+			}
+		}
+		release()
+		return nil
+	})
+	answered = true
+	for i, j := range batch {
+		if err != nil {
+			j.err = errRunAlone
+			if cerr := j.ctx.Err(); cerr != nil {
+				j.err = cerr
+			}
+		} else {
+			j.err = results[i]
+		}
+		close(j.done)
+	}
+}
+
+// ownAnswer reports an error that is the booking's own answer whatever the rest of its
+// group did: a client error (validation, sold out, credit refused, a used prebook
+// token), or another request's booking of its Idempotency-Key.
+func ownAnswer(err error) bool {
+	var te *tradewind.Error
+	return errors.As(err, &te) || errors.Is(err, errReplay) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,154 @@
+package booking_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// TestGroupCommitAnswersEachBooking: bookings that run in one group commit, where some
+// fail, commit the others and answer each failing one with its own error: a room of two
+// asked three times (the third 422 invalid_quote), another partner's credit refused
+// (402 insufficient_credit), and the same Idempotency-Key twice in one group (one
+// booking; the other request replays it).
+func TestGroupCommitAnswersEachBooking(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax // PostgreSQL too, whose default is alone
+		limit := "1"
+		poor, err := svc.CreatePartner(ctx, "poor", booking.PartnerParams{CreditLimit: &limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, _, err := svc.IssueKey(ctx, "poor", booking.KeyParams{Mode: "live"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		poorCaller := &booking.Caller{Partner: poor, Key: pk}
+		small := func(day int) *booking.BookRequest { // the single room: two per night
+			return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+				RoomID: apitest.RoomSmall, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
+				Guest: &booking.Guest{Name: "G"}}
+		}
+		type call struct {
+			name   string
+			caller *booking.Caller
+			key    string
+			req    *booking.BookRequest
+			view   *booking.BookingView
+			replay bool
+			err    error
+		}
+		calls := []*call{
+			{name: "key a", caller: c, key: "a", req: small(6)},
+			{name: "key a again, same request", caller: c, key: "a", req: small(6)},
+			{name: "room of two, b", caller: c, key: "b", req: small(3)},
+			{name: "room of two, c", caller: c, key: "c", req: small(3)},
+			{name: "room of two, d", caller: c, key: "d", req: small(3)},
+			{name: "credit refused", caller: poorCaller, key: "e", req: small(5)},
+			{name: "another night", caller: c, key: "f", req: small(4)},
+		}
+
+		// Hold the turn as a running group would, queue every booking, then let one
+		// group take them all.
+		queued, release := booking.HoldBookGroups(svc)
+		var wg sync.WaitGroup
+		for _, cl := range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cl.view, cl.replay, cl.err = svc.Book(ctx, cl.caller, cl.key, cl.req)
+			}()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for queued() < len(calls) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := queued(); n != len(calls) {
+			release()
+			wg.Wait()
+			t.Fatalf("%d bookings queued for a group, want %d", n, len(calls))
+		}
+		groups0, grouped0 := svc.BookGroupStats()
+		release()
+		wg.Wait()
+		if groups, grouped := svc.BookGroupStats(); groups != groups0+1 || grouped != grouped0+int64(len(calls)) {
+			t.Fatalf("group stats %d groups of %d bookings after, %d of %d before; want one group of all %d",
+				groups, grouped, groups0, grouped0, len(calls))
+		}
+
+		ok := func(cl *call) {
+			t.Helper()
+			if cl.err != nil || cl.view == nil || cl.view.Status != tradewind.StatusConfirmed {
+				t.Errorf("%s: %+v, %v; want a confirmed booking", cl.name, cl.view, cl.err)
+			}
+		}
+		// The group runs its bookings in the order they queued, which the test leaves
+		// to the scheduler: whichever of the two requests of key a ran first creates
+		// the booking, and whichever two of b, c, d ran first take the two rooms.
+		first, again := calls[0], calls[1]
+		if first.replay {
+			first, again = again, first
+		}
+		ok(first)
+		if first.replay || again.err != nil || !again.replay || again.view.Reference != first.view.Reference {
+			t.Errorf("key a twice: %+v (replay %v, %v) and %+v (replay %v, %v); want one booking and its replay",
+				first.view, first.replay, first.err, again.view, again.replay, again.err)
+		}
+		booked, soldOut := 0, 0
+		for _, cl := range calls[2:5] {
+			switch {
+			case cl.err == nil && cl.view != nil && !cl.replay && cl.view.Status == tradewind.StatusConfirmed:
+				booked++
+			case tradewind.ErrorCode(cl.err) == tradewind.ECodeInvalidQuote:
+				soldOut++
+			default:
+				t.Errorf("%s: %+v, %v; want a booking or invalid_quote", cl.name, cl.view, cl.err)
+			}
+		}
+		if booked != 2 || soldOut != 1 {
+			t.Errorf("three requests for a room of two: %d booked, %d sold out; want 2 and 1", booked, soldOut)
+		}
+		if code := tradewind.ErrorCode(calls[5].err); code != tradewind.ECodeInsufficientCredit {
+			t.Errorf("credit refused: %+v, %v; want insufficient_credit", calls[5].view, calls[5].err)
+		}
+		ok(calls[6])
+
+		// What committed: the three bookings, their credit, their events; nothing of the
+		// failed ones.
+		list, total, err := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID})
+		if err != nil || total != 4 {
+			t.Fatalf("bookings: %d, %v; want 4", total, err)
+		}
+		var sum int64
+		for _, b := range list {
+			sum += b.TotalPrice
+		}
+		if p, _ := svc.Store.PartnerGetByID(ctx, c.Partner.ID); p.CreditUsed != sum {
+			t.Errorf("credit used %d, want the four bookings' %d", p.CreditUsed, sum)
+		}
+		if _, total, _ := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: poor.ID}); total != 0 {
+			t.Errorf("the refused partner has %d bookings", total)
+		}
+		if p, _ := svc.Store.PartnerGetByID(ctx, poor.ID); p.CreditUsed != 0 {
+			t.Errorf("the refused partner uses %d of credit", p.CreditUsed)
+		}
+		var events int
+		if err := svc.Store.(*sqlstore.DB).SQL().QueryRowContext(ctx,
+			`SELECT count(*) FROM events WHERE type = $1`, string(tradewind.EventBookingConfirmed)).Scan(&events); err != nil || events != 4 {
+			t.Errorf("booking.confirmed events: %d, %v; want 4", events, err)
+		}
+		if _, _, err := svc.Book(ctx, c, "g", small(3)); tradewind.ErrorCode(err) != tradewind.ECodeInvalidQuote {
+			t.Errorf("a third booking of the room's two: %v, want invalid_quote", err)
+		}
+	})
+}

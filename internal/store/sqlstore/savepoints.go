@@ -1,0 +1,45 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+var _ store.Savepoints = (*queries)(nil)
+
+// errNotInTx: savepoints exist only in a transaction (the Querier of InTx).
+var errNotInTx = errors.New("sqlstore: savepoint outside a transaction")
+
+func (q *queries) savepoint(ctx context.Context, verb, name string) error {
+	if q.conn == nil {
+		return errNotInTx
+	}
+	if name == "" {
+		return fmt.Errorf("sqlstore: empty savepoint name")
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return fmt.Errorf("sqlstore: savepoint name %q is not a plain identifier", name)
+		}
+	}
+	_, err := q.db.ExecContext(ctx, verb+name)
+	return err
+}
+
+// Savepoint starts a part of the transaction that may be undone alone (store.Savepoints).
+func (q *queries) Savepoint(ctx context.Context, name string) error {
+	return q.savepoint(ctx, "SAVEPOINT ", name)
+}
+
+// RollbackToSavepoint undoes what the transaction wrote since the savepoint, keeping it.
+func (q *queries) RollbackToSavepoint(ctx context.Context, name string) error {
+	return q.savepoint(ctx, "ROLLBACK TO SAVEPOINT ", name)
+}
+
+// ReleaseSavepoint drops the savepoint; what was written since stays in the transaction.
+func (q *queries) ReleaseSavepoint(ctx context.Context, name string) error {
+	return q.savepoint(ctx, "RELEASE SAVEPOINT ", name)
+}
