@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -53,8 +54,10 @@ type config struct {
 	readConns, writeConns                 int
 	only                                  string
 	storeReads                            bool
-	requestLog                            string // on or off
-	bookGroupMax                          int    // booking.Service.BookGroupMax
+	requestLog                            string // on, off or both
+	cpuProfile                            string
+	writerShare                           float64
+	bookGroupMax                          int // booking.Service.BookGroupMax
 }
 
 func main() {
@@ -75,10 +78,12 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, groups on SQLite, alone on PostgreSQL)")
-	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log")
+	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
+	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the wall time (1: never held back)")
+	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.Parse()
-	if c.requestLog != "on" && c.requestLog != "off" {
-		fmt.Fprintln(os.Stderr, "--request-log: want on or off")
+	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
+		fmt.Fprintln(os.Stderr, "--request-log: want on, off or both")
 		os.Exit(2)
 	}
 	if err := run(context.Background(), c, os.Stdout); err != nil {
@@ -143,10 +148,10 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	defer func() { stopAuth(); <-authDone }()
 	cfg := httpapi.Config{Store: st, Service: svc, Logger: logger, Clock: tradewind.SystemClock{}, Auth: auth}
 	var rl *reqlog.Logger
-	if c.requestLog == "on" {
+	if c.requestLog != "off" {
 		// As serve wires it: entries and usage counters written to the database, off the
 		// request path; what the queue drops is reported per scenario.
-		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger})
+		rl = reqlog.New(reqlog.Config{Store: st, Logger: logger, WriterShare: c.writerShare})
 		defer func() { _ = rl.Close(context.Background()) }()
 		cfg.RequestLog = rl
 	}
@@ -156,6 +161,18 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer stopAPI()
+	apiOffURL := ""
+	if c.requestLog == "both" {
+		// The same service, store and key cache served without the request log.
+		cfgOff := cfg
+		cfgOff.RequestLog = nil
+		u, stop, err := serve(httpapi.NewServer(cfgOff))
+		if err != nil {
+			return err
+		}
+		defer stop()
+		apiOffURL = u + httpapi.Prefix
+	}
 	floor := &floorHandler{bodies: map[string][]byte{}}
 	floorURL, stopFloor, err := serve(floor)
 	if err != nil {
@@ -163,25 +180,62 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	defer stopFloor()
 
-	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, floorURL: floorURL, floor: floor,
+	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, apiOff: apiOffURL, floorURL: floorURL, floor: floor,
 		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	results, err := b.scenarios(ctx, st)
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t")
+	both := c.requestLog == "both"
+	head := "scenario\tconns\treq/s\tp50\tp99\tok %\tfloor req/s\tfloor p99\tratio\tlog drops\t"
+	if both {
+		head += "log off req/s\tlog cost\tCPU/req off\tCPU/req on\tCPU cost\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range results {
 		drops := "log off"
 		if rl != nil {
 			drops = fmt.Sprintf("%d (%.2f %%)", r.dropped, 100*float64(r.dropped)/float64(max(1, r.requests)))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t%s\t\n", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\t%.1f\t%.0f\t%s\t%.1f %%\t%s\t", r.name, r.conns, r.rate, ms(r.p50), ms(r.p99),
 			100*r.success, r.floorRate, ms(r.floorP99), 100*r.rate/r.floorRate, drops)
+		if both {
+			if r.offRate > 0 {
+				// The share of the log-off throughput lost with the log on.
+				fmt.Fprintf(tw, "%.0f\t%.1f %%\t%.0f µs\t%.0f µs\t%.1f %%\t", r.offRate, 100*(1-r.rate/r.offRate),
+					us(r.offCPU), us(r.onCPU), 100*(1-float64(r.offCPU)/float64(r.onCPU)))
+			} else {
+				fmt.Fprint(tw, "-\t-\t-\t-\t-\t")
+			}
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
 	return nil
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// processCPU is the CPU time (user and system) the process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
@@ -289,6 +343,14 @@ type result struct {
 	// requests sent to the API and the request log entries its queue dropped meanwhile
 	requests uint64
 	dropped  int64
+	// offRate: successful requests per second of the same scenario without the request
+	// log (--request-log both; 0 otherwise)
+	offRate float64
+	// offCPU and onCPU: the process's CPU time per request sent (server and load
+	// generator) with the log off and on, the writer's work on the entries included
+	// (--request-log both). Unlike req/s, this hardly moves with other load on the
+	// machine: 1 − off/on is the cost when the two cores are the limit.
+	offCPU, onCPU time.Duration
 }
 
 type bench struct {
@@ -296,6 +358,7 @@ type bench struct {
 	out      io.Writer
 	key      string
 	api      string
+	apiOff   string // the API without the request log (--request-log both), or ""
 	floorURL string
 	floor    *floorHandler
 	doc      *catalog.Document
@@ -311,6 +374,10 @@ func (b *bench) attackAPI(name string, conns int, next func() request) (vegeta.M
 			return 0
 		}
 		return b.reqlog.Stats().Dropped
+	}
+	if b.reqlog != nil {
+		// What an earlier scenario left queued is written before this one starts.
+		_ = b.reqlog.Flush(context.Background())
 	}
 	before := dropped()
 	m := b.attack(name, conns, next, b.api)
@@ -403,10 +470,27 @@ func (b *bench) read(name string, next func() request) (result, error) {
 	}
 	b.floor.set(name, body)
 	fmt.Fprintf(os.Stderr, "%s: %d-byte answer\n", name, len(body))
+	var offRate float64
+	var offCPU, onCPU time.Duration
+	if b.apiOff != "" {
+		if b.reqlog != nil {
+			_ = b.reqlog.Flush(context.Background())
+		}
+		c0 := processCPU()
+		off := b.attack(name+"-log-off", b.c.readConns, next, b.apiOff)
+		offRate = off.Throughput // of successful requests
+		offCPU = (processCPU() - c0) / time.Duration(max(1, off.Requests))
+	}
+	c0 := processCPU()
 	m, dropped := b.attackAPI(name, b.c.readConns, next)
+	if b.apiOff != "" {
+		_ = b.reqlog.Flush(context.Background()) // the entries' writes count too
+		onCPU = (processCPU() - c0) / time.Duration(max(1, m.Requests))
+	}
 	f := b.attack(name+"-floor", b.c.readConns, func() request { return request{method: "GET", path: "/" + name} }, b.floorURL)
 	return result{name: name, conns: b.c.readConns, rate: m.Throughput, p50: m.Latencies.P50, p99: m.Latencies.P99,
-		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped}, nil
+		success: m.Success, floorRate: f.Throughput, floorP99: f.Latencies.P99, requests: m.Requests, dropped: dropped,
+		offRate: offRate, offCPU: offCPU, onCPU: onCPU}, nil
 }
 
 // commitFloor measures single-row durable commits of the store, writers at a time.

@@ -31,21 +31,22 @@ import (
 // serveCmd runs the partner API server. Every flag may also come from the environment
 // as TRADEWIND_<FLAG_IN_CAPS> (see serveEnvFlags).
 type serveCmd struct {
-	Addr                 string `name:"addr" default:"127.0.0.1:8080" help:"Listen address of the partner API."`
-	Demo                 bool   `name:"demo" help:"Load the demo catalog and demo partner, and print its test and live keys."`
-	TLSCert              string `name:"tls-cert" type:"existingfile" help:"Serve HTTPS with this certificate (PEM)."`
-	TLSKey               string `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
-	ClientCA             string `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
-	TrustedProxies       string `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
-	Redis                string `name:"redis" help:"Share rate limits and replay records of signed requests between servers through Redis (redis://host:6379/0)."`
-	WebhookAllowPrivate  bool   `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
-	WebhookRetrySchedule string `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
-	LogLevel             string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
-	AdminAddr            string `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
-	PortalAddr           string `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
-	RequestLogRetention  string `name:"request-log-retention" default:"test=7d,live=30d" help:"How long request log entries are kept, per key mode (days or a Go duration)."`
-	PortalMaxPending     int    `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
-	InsecurePlainHTTP    bool   `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
+	Addr                 string  `name:"addr" default:"127.0.0.1:8080" help:"Listen address of the partner API."`
+	Demo                 bool    `name:"demo" help:"Load the demo catalog and demo partner, and print its test and live keys."`
+	TLSCert              string  `name:"tls-cert" type:"existingfile" help:"Serve HTTPS with this certificate (PEM)."`
+	TLSKey               string  `name:"tls-key" type:"existingfile" help:"Private key of --tls-cert (PEM)."`
+	ClientCA             string  `name:"client-ca" type:"existingfile" help:"Verify client certificates against these CAs (PEM)."`
+	TrustedProxies       string  `name:"trusted-proxies" help:"CIDRs whose X-Forwarded-For and client-certificate headers are believed."`
+	Redis                string  `name:"redis" help:"Share rate limits and replay records of signed requests between servers through Redis (redis://host:6379/0)."`
+	WebhookAllowPrivate  bool    `name:"webhook-allow-private" help:"Allow webhook delivery to loopback/private addresses (development, tests)."`
+	WebhookRetrySchedule string  `name:"webhook-retry-schedule" default:"1m,5m,30m,2h,6h" help:"Delays between webhook delivery attempts."`
+	LogLevel             string  `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"debug, info, warn or error."`
+	AdminAddr            string  `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
+	PortalAddr           string  `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
+	RequestLogRetention  string  `name:"request-log-retention" default:"test=7d,live=30d" help:"How long request log entries are kept, per key mode (days or a Go duration)."`
+	RequestLogShare      float64 `name:"request-log-writer-share" default:"0.25" help:"Most share of the wall time the request log's writer spends writing entries; past it the entries wait, and are dropped (counted) when the queue is full. 1: never held back."`
+	PortalMaxPending     int     `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
+	InsecurePlainHTTP    bool    `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
 
 // serveEnvFlags are the serve flags that TRADEWIND_<NAME> may set.

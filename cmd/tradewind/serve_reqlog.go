@@ -32,12 +32,13 @@ func (c *serveCmd) retention() (jobs.Retention, error) {
 // counters (docs/request-logs.md), written off the request path; a graceful shutdown
 // writes what is queued, after the listener stopped and before the database closes.
 func (c *serveCmd) wireRequestLog(e *env, st *sqlstore.DB, srv *server, cfg *httpapi.Config) {
-	l := reqlog.New(reqlog.Config{Store: st, Logger: e.logger})
+	l := reqlog.New(reqlog.Config{Store: st, Logger: e.logger, WriterShare: c.RequestLogShare})
 	cfg.RequestLog = l
 	if srv.registry != nil {
 		metrics.RegisterRequestLog(srv.registry, func() metrics.RequestLogStats {
 			s := l.Stats()
-			return metrics.RequestLogStats{Dropped: s.Dropped, WriteFailed: s.WriteFailed, Written: s.Written, Queued: s.Queued}
+			return metrics.RequestLogStats{Dropped: s.Dropped, WriteFailed: s.WriteFailed, Written: s.Written, Queued: s.Queued,
+				Rested: s.Rested}
 		})
 	}
 	srv.shutdown = append(srv.shutdown, func() {

@@ -50,6 +50,9 @@ type ActivitySearchResult struct {
 	Activities  []ActivityHit         `json:"activities"`
 }
 
+// activityKinds are the unit kinds an activity search reads.
+var activityKinds = []tradewind.UnitKind{tradewind.UnitActivity}
+
 // SearchActivities returns the activities of a city with seats for the party on the
 // date, optionally of one category, each priced for the party, cheapest first.
 func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *ActivitySearchRequest) (res *ActivitySearchResult, meta PageMeta, err error) {
@@ -66,26 +69,33 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	acts, rows, err := cityItems[catalog.Activity](ctx, s.reads(), tradewind.ProductActivity, dest,
-		func(ids []int64) (map[int64][]DayStock, error) {
-			return rowsByUnit(ctx, s.reads(), store.InventoryQuery{Kind: tradewind.UnitActivity, ItemIDs: ids, From: req.Date, To: req.Date})
-		})
+	// Each activity with seats for the party kept as a small candidate; the hits are
+	// built for the page only.
+	category := strings.TrimSpace(req.Category)
+	con := c.contract()
+	found := activityCandidates.get()
+	defer func() { activityCandidates.put(found) }()
+	err = scanCity(ctx, s.reads(), tradewind.ProductActivity, dest, activityKinds, req.Date, req.Date, func(a *catalog.Activity, stock ItemStock) {
+		if category != "" && !strings.EqualFold(a.Category, category) {
+			return
+		}
+		left := freeOn(stock.Days(tradewind.UnitActivity, a.ID))
+		if left < pt.seats() {
+			return
+		}
+		found = append(found, activityCandidate{a, left, pt.price(con, a.Pricing)})
+	})
 	if err != nil {
 		return nil, meta, err
 	}
-	category := strings.TrimSpace(req.Category)
-	hits := []ActivityHit{}
-	for _, a := range acts {
-		left := freeOn(rows[a.ID])
-		if (category != "" && !strings.EqualFold(a.Category, category)) || left < pt.seats() {
-			continue
-		}
-		hits = append(hits, ActivityHit{ActivityID: a.ID, Name: a.Name, Category: a.Category, City: a.City,
+	cands, meta := cheapestPage(found, c, func(x activityCandidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.a.Currency} }, pg)
+	page := make([]ActivityHit, len(cands))
+	for i, x := range cands {
+		a := x.a
+		page[i] = ActivityHit{ActivityID: a.ID, Name: a.Name, Category: a.Category, City: a.City,
 			DurationHours: a.DurationHours, ImageURL: a.ImageURL, InstantConfirmation: a.InstantConfirmation,
-			SeatsAvailable: left, FromPrice: money.Amount{Minor: pt.price(c.contract(), a.Pricing), Currency: a.Currency},
-			Currency: a.Currency})
+			SeatsAvailable: x.left, FromPrice: money.Amount{Minor: x.price, Currency: a.Currency}, Currency: a.Currency}
 	}
-	page, meta := cheapestPage(hits, c, func(h ActivityHit) money.Amount { return h.FromPrice }, pg)
 	res = &ActivitySearchResult{Destination: dest, Date: req.Date, Adults: pt.adults, Children: pt.children,
 		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Activities: page}
 	if category != "" {
@@ -213,3 +223,12 @@ func (activityProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteR
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil
 }
+
+// activityCandidate is an item a search found, kept small until the page is chosen.
+type activityCandidate struct {
+	a     *catalog.Activity
+	left  int
+	price int64
+}
+
+var activityCandidates scratch[activityCandidate]

@@ -101,6 +101,19 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
+// roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
+// market for the party's nationality looked up once by the caller.
+func roomOfferRun(r *catalog.Room, run DayRun, st hotelStay, c pricing.Contract, market int64) (int64, bool) {
+	if !st.fits(r) {
+		return 0, false
+	}
+	total, ok := stayTotalRun(run, st.nights, st.rooms, func(net int64) int64 { return c.MarketLine(net, market) })
+	return total * int64(st.rooms), ok
+}
+
+// roomKinds are the unit kinds a hotel search reads.
+var roomKinds = []tradewind.UnitKind{tradewind.UnitRoom}
+
 // hotelRows loads the stay's inventory of the given hotels, grouped by room.
 func hotelRows(ctx context.Context, db Reads, hotelIDs []int64, st hotelStay) (map[int64][]DayStock, error) {
 	return stayRows(ctx, db, tradewind.UnitRoom, hotelIDs, st.checkIn, st.checkOut)
@@ -122,32 +135,49 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	hotels, byRoom, err := cityItems[catalog.Hotel](ctx, s.reads(), tradewind.ProductHotel, dest,
-		func(ids []int64) (map[int64][]DayStock, error) { return hotelRows(ctx, s.reads(), ids, st) })
-	if err != nil {
-		return nil, meta, err
-	}
-	hits := []HotelHit{}
-	for _, h := range hotels {
-		// The cheapest room by index, the hit built once: a search walks every room of the city.
+	// Each hotel at its cheapest room, kept as a small candidate; the hits are built for
+	// the page only.
+	con := c.contract()
+	from, to := st.claimRange()
+	found := hotelCandidates.get()
+	defer func() { hotelCandidates.put(found) }()
+	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 		best, bestTotal := -1, int64(0)
+		market, marketSet := int64(0), false
 		for i := range h.Rooms {
 			r := &h.Rooms[i]
-			total, ok := roomOffer(h, r, byRoom[r.ID], st, c.contract())
+			if !st.fits(r) {
+				continue
+			}
+			run, ok := stock.Run(tradewind.UnitRoom, r.ID)
+			if !ok {
+				continue
+			}
+			if !marketSet {
+				market, marketSet = int64(h.Markets[st.nationality]), true
+			}
+			total, ok := roomOfferRun(r, run, st, con, market)
 			if !ok || (best >= 0 && total >= bestTotal) {
 				continue
 			}
 			best, bestTotal = i, total
 		}
 		if best >= 0 {
-			r := &h.Rooms[best]
-			hits = append(hits, HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
-				ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
-				InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: bestTotal, Currency: h.Currency},
-				Currency: h.Currency})
+			found = append(found, hotelCandidate{h, best, bestTotal})
 		}
+	})
+	if err != nil {
+		return nil, meta, err
 	}
-	page, meta := cheapestPage(hits, c, func(h HotelHit) money.Amount { return h.FromPrice }, pg)
+	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
+	page := make([]HotelHit, len(cands))
+	for i, x := range cands {
+		h, r := x.h, &x.h.Rooms[x.room]
+		page[i] = HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
+			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
+			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total, Currency: h.Currency},
+			Currency: h.Currency}
+	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
 }
@@ -349,3 +379,12 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,
 			"guests": st.adults + st.children + q.Infants}}, nil
 }
+
+// hotelCandidate is an item a search found, kept small until the page is chosen.
+type hotelCandidate struct {
+	h     *catalog.Hotel
+	room  int
+	total int64
+}
+
+var hotelCandidates scratch[hotelCandidate]

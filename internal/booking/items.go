@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -80,8 +81,8 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 			}
 			return -1
 		}
-		if c := cmp.Compare(a.currency, b.currency); c != 0 {
-			return c
+		if a.currency != b.currency { // most keys share one currency: equality first
+			return cmp.Compare(a.currency, b.currency)
 		}
 		if c := cmp.Compare(a.minor, b.minor); c != 0 {
 			return c
@@ -250,6 +251,22 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 	return total, true
 }
 
+// stayTotalRun is stayTotal over a run of the stay's nights (ItemStock.Run): the same
+// rule, read in place.
+func stayTotalRun(run DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
+	if len(run.Free) != nights {
+		return 0, false
+	}
+	var total int64
+	for i, f := range run.Free {
+		if f < 0 || int(f) < quantity {
+			return 0, false
+		}
+		total += line(run.PriceAt(i))
+	}
+	return total, true
+}
+
 // cheapestPage orders search hits cheapest first, those in the caller's credit currency
 // first (see cheapestFirst), and returns page pg of them with its meta.
 func cheapestPage[T any](hits []T, c *Caller, price func(T) money.Amount, pg Page) ([]T, PageMeta) {
@@ -307,4 +324,27 @@ func nightsOf(checkIn, checkOut string) int {
 	in, _ := catalog.ParseDate(checkIn)
 	out, _ := catalog.ParseDate(checkOut)
 	return int(out.Sub(in).Hours() / 24)
+}
+
+// scratch keeps the candidate lists of searches for reuse: a search of a big city
+// collects one candidate per item, and a fresh list would grow on every request.
+type scratch[T any] struct{ pool sync.Pool }
+
+// get returns an empty list.
+func (s *scratch[T]) get() []T {
+	if p, _ := s.pool.Get().(*[]T); p != nil {
+		return (*p)[:0]
+	}
+	return nil
+}
+
+// put gives l back once nothing refers to it any more; its items are cleared so that
+// the pool keeps no catalog item alive.
+func (s *scratch[T]) put(l []T) {
+	if cap(l) == 0 || cap(l) > 1<<16 {
+		return
+	}
+	clear(l[:cap(l)])
+	l = l[:0]
+	s.pool.Put(&l)
 }

@@ -137,6 +137,9 @@ func dateWindow(p *problems, from, to string, today time.Time) (string, string) 
 	return from, to
 }
 
+// packageKinds are the unit kinds a package search reads.
+var packageKinds = []tradewind.UnitKind{tradewind.UnitDeparture, tradewind.UnitPackageDay}
+
 // SearchPackages returns the packages of a city with an option in the window that has
 // seats for the party, each at its cheapest such option (earliest on a tie), cheapest first.
 func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSearchRequest) (res *PackageSearchResult, meta PageMeta, err error) {
@@ -152,44 +155,55 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	pkgs, inv, err := cityItems[catalog.Package](ctx, s.reads(), tradewind.ProductPackage, dest,
-		func(ids []int64) (packageInventory, error) {
-			return loadPackageInventory(ctx, s.reads(), ids, from, to)
-		})
+	// Each package at its cheapest option with seats for the party (earliest on a tie),
+	// kept as a small candidate; the hits are built for the page only. An open package
+	// costs the same every day, so its cheapest option is its first day with the seats:
+	// the search stops there instead of walking the window.
+	con := c.contract()
+	seats := pt.seats()
+	found := packageCandidates.get()
+	defer func() { packageCandidates.put(found) }()
+	err = scanCity(ctx, s.reads(), tradewind.ProductPackage, dest, packageKinds, from, to, func(pkg *catalog.Package, stock ItemStock) {
+		if pkg.Kind == catalog.PackageOpen {
+			if day, ok := stock.FirstFree(tradewind.UnitPackageDay, pkg.ID, seats); ok {
+				found = append(found, packageCandidate{pkg, 0, day.Day, pt.price(con, *pkg.Pricing)})
+			}
+			return
+		}
+		best := packageCandidate{pkg: pkg}
+		for i := range pkg.Departures {
+			d := &pkg.Departures[i]
+			rows := stock.Days(tradewind.UnitDeparture, d.ID)
+			if len(rows) == 0 || rows[0].Free < seats {
+				continue
+			}
+			// The cheapest, then the earliest, then the first listed (as the options of
+			// a package in date order were chosen before this scan).
+			price := pt.price(con, d.Pricing)
+			if best.departureID == 0 || price < best.price || (price == best.price && d.Date < best.date) {
+				best.departureID, best.date, best.price = d.ID, d.Date, price
+			}
+		}
+		if best.departureID != 0 {
+			found = append(found, best)
+		}
+	})
 	if err != nil {
 		return nil, meta, err
 	}
-	hits := []PackageHit{}
-	for _, pkg := range pkgs {
-		if hit, ok := cheapestOption(pkg, inv.options(pkg), pt, c.contract()); ok {
-			hits = append(hits, hit)
+	cands, meta := cheapestPage(found, c, func(x packageCandidate) money.Amount { return money.Amount{Minor: x.price, Currency: x.pkg.Currency} }, pg)
+	page := make([]PackageHit, len(cands))
+	for i, x := range cands {
+		pkg := x.pkg
+		page[i] = PackageHit{PackageID: pkg.ID, Name: pkg.Name, City: pkg.City, Country: pkg.Country, Kind: pkg.Kind,
+			DurationNights: pkg.DurationNights, ImageURL: pkg.ImageURL, InstantConfirmation: pkg.InstantConfirmation,
+			TravelDate: x.date, FromPrice: money.Amount{Minor: x.price, Currency: pkg.Currency}, Currency: pkg.Currency}
+		if x.departureID != 0 {
+			page[i].DepartureID = &cands[i].departureID
 		}
 	}
-	page, meta := cheapestPage(hits, c, func(h PackageHit) money.Amount { return h.FromPrice }, pg)
 	return &PackageSearchResult{Destination: dest, DateFrom: from, DateTo: to, Adults: pt.adults, Children: pt.children,
 		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Packages: page}, meta, nil
-}
-
-// cheapestOption makes the search hit of pkg at its cheapest option with seats for the party.
-func cheapestOption(pkg *catalog.Package, opts []pkgOption, pt party, con pricing.Contract) (PackageHit, bool) {
-	var best *pkgOption
-	var bestPrice int64
-	for i := range opts {
-		o := &opts[i]
-		if o.left < pt.seats() {
-			continue
-		}
-		if price := pt.price(con, o.prices); best == nil || price < bestPrice {
-			best, bestPrice = o, price
-		}
-	}
-	if best == nil {
-		return PackageHit{}, false
-	}
-	return PackageHit{PackageID: pkg.ID, Name: pkg.Name, City: pkg.City, Country: pkg.Country, Kind: pkg.Kind,
-		DurationNights: pkg.DurationNights, ImageURL: pkg.ImageURL, InstantConfirmation: pkg.InstantConfirmation,
-		DepartureID: best.departureRef(), TravelDate: best.date,
-		FromPrice: money.Amount{Minor: bestPrice, Currency: pkg.Currency}, Currency: pkg.Currency}, true
 }
 
 // PackageRecord is the catalog record of a package as a partner sees it. A fixed package
@@ -522,3 +536,13 @@ func (packageProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRe
 		Instant: pkg.InstantConfirmation, Policy: policySeePolicy, ItemID: pkg.ID, Claim: claim, StartDate: o.date,
 		EndDate: addDays(o.date, pkg.DurationNights), OpenStatus: tradewind.StatusOnRequest, Details: details}, nil
 }
+
+// packageCandidate is an item a search found, kept small until the page is chosen.
+type packageCandidate struct {
+	pkg         *catalog.Package
+	departureID int64
+	date        string
+	price       int64
+}
+
+var packageCandidates scratch[packageCandidate]

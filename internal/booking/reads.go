@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -111,4 +112,132 @@ func (s *Service) reads() Reads {
 		return s.Reads
 	}
 	return StoreReads{Q: s.Store}
+}
+
+// ItemStock is what one item's units can still sell over the days a search asked for,
+// handed to the search one item at a time (CityScanner). Its answers are valid until
+// its next call: a slice Days returns is reused.
+type ItemStock interface {
+	// Days returns the days of unit (kind, id) in order; a day without inventory is
+	// absent, as in Reads.Stock.
+	Days(kind tradewind.UnitKind, unitID int64) []DayStock
+	// FirstFree returns the first day of unit (kind, id) with at least n free units.
+	FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool)
+	// Run returns what unit (kind, id) can still sell on each day asked, in order, read
+	// in place (no copy, no day names): false when the unit's inventory does not span
+	// every day asked. A day inside the span without inventory has Free < 0.
+	Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool)
+}
+
+// DayRun is a unit's free units and net prices over consecutive days, in compact form:
+// Free[i] < 0 where the store has no row. Prices are in Price, or in Wide when one does
+// not fit 32 bits. Read only.
+type DayRun struct {
+	Free  []int32
+	Price []int32
+	Wide  []int64
+}
+
+// PriceAt is the net price of day i of the run.
+func (r DayRun) PriceAt(i int) int64 {
+	if r.Wide != nil {
+		return r.Wide[i]
+	}
+	return int64(r.Price[i])
+}
+
+// CityScanner is implemented by Reads that hold the catalog in memory (the read
+// model): a search reads each item of a city with its units' days in turn, without a
+// map of the city's stock nor a copy of every day.
+type CityScanner interface {
+	// ScanCity calls each for every item of kind in city (lower-case key), by id, with
+	// its units' days from..to (units of the kinds named in kinds). ok false: the reader
+	// cannot answer now (its model is not built yet); the caller reads CityItems and
+	// Stock instead. each must not keep s nor call the reader.
+	ScanCity(ctx context.Context, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind, from, to string,
+		each func(d Decoded, s ItemStock)) (ok bool, err error)
+}
+
+// mapStock is ItemStock over Stock's maps, for Reads without ScanCity; days is the
+// number of days asked.
+type mapStock struct {
+	byKind map[tradewind.UnitKind]map[int64][]DayStock
+	days   int
+}
+
+func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock {
+	return m.byKind[kind][unitID]
+}
+
+func (m mapStock) Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool) {
+	rows := m.byKind[kind][unitID]
+	if len(rows) != m.days { // days are unique and within those asked: all present
+		return DayRun{}, false
+	}
+	run := DayRun{Free: make([]int32, len(rows)), Wide: make([]int64, len(rows))}
+	for i, d := range rows {
+		run.Free[i], run.Wide[i] = int32(min(d.Free, math.MaxInt32)), d.Price
+	}
+	return run, true
+}
+
+func (m mapStock) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool) {
+	for _, d := range m.byKind[kind][unitID] {
+		if d.Free >= n {
+			return d, true
+		}
+	}
+	return DayStock{}, false
+}
+
+// scanCity calls each for every item of kind in city (case-insensitive), by id, as its
+// catalog type, with its units' stock of the given kinds over days from..to: from the
+// reader's memory when it can (CityScanner), else from CityItems and Stock.
+func scanCity[T any](ctx context.Context, db Reads, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind,
+	from, to string, each func(it *T, s ItemStock)) error {
+	key := cityKey(city)
+	var bad error
+	visit := func(d Decoded, s ItemStock) {
+		if bad != nil {
+			return
+		}
+		it, err := asItem[T](kind, d.ID, d.Value)
+		if err != nil {
+			bad = err
+			return
+		}
+		each(it, s)
+	}
+	if sc, ok := db.(CityScanner); ok {
+		done, err := sc.ScanCity(ctx, kind, key, kinds, from, to, visit)
+		if err != nil {
+			return err
+		}
+		if done {
+			return bad
+		}
+	}
+	items, err := db.CityItems(ctx, kind, key)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	ids := make([]int64, len(items))
+	for i, d := range items {
+		ids[i] = d.ID
+	}
+	stock := mapStock{byKind: map[tradewind.UnitKind]map[int64][]DayStock{}, days: daysBetween(from, to)}
+	for _, uk := range kinds {
+		if stock.byKind[uk], err = db.Stock(ctx, store.InventoryQuery{Kind: uk, ItemIDs: ids, From: from, To: to}); err != nil {
+			return err
+		}
+	}
+	for _, d := range items {
+		visit(d, stock)
+	}
+	return bad
+}
+
+// daysBetween counts the days from..to, both included (YYYY-MM-DD; 0 when to < from).
+func daysBetween(from, to string) int {
+	return max(nightsOf(from, to)+1, 0)
 }

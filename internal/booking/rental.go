@@ -75,6 +75,9 @@ func spaceOffer(sp *catalog.Space, rows []DayStock, st rentalStay, c pricing.Con
 	return stayTotal(rows, st.nights, 1, c.Line)
 }
 
+// spaceKinds are the unit kinds a rental search reads.
+var spaceKinds = []tradewind.UnitKind{tradewind.UnitSpace}
+
 // spaceRows loads the stay's nights of the spaces of the given rentals, by space.
 func spaceRows(ctx context.Context, db Reads, rentalIDs []int64, st rentalStay) (map[int64][]DayStock, error) {
 	return stayRows(ctx, db, tradewind.UnitSpace, rentalIDs, st.checkIn, st.checkOut)
@@ -94,22 +97,45 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	if err := p.err(); err != nil {
 		return nil, meta, err
 	}
-	rentals, bySpace, err := cityItems[catalog.Rental](ctx, s.reads(), tradewind.ProductRental, dest,
-		func(ids []int64) (map[int64][]DayStock, error) { return spaceRows(ctx, s.reads(), ids, st) })
+	// Each rental's free spaces counted and its cheapest kept, as a small candidate; the
+	// hits are built for the page only.
+	con := c.contract()
+	from, to := nightRange(st.checkIn, st.checkOut)
+	found := rentalCandidates.get()
+	defer func() { rentalCandidates.put(found) }()
+	err = scanCity(ctx, s.reads(), tradewind.ProductRental, dest, spaceKinds, from, to, func(r *catalog.Rental, stock ItemStock) {
+		x := rentalCandidate{r: r}
+		for i := range r.Spaces {
+			sp := &r.Spaces[i]
+			if !st.fits(sp) {
+				continue
+			}
+			run, ok := stock.Run(tradewind.UnitSpace, sp.ID)
+			if !ok {
+				continue
+			}
+			if total, ok := stayTotalRun(run, st.nights, 1, con.Line); ok {
+				if x.spaces == 0 || total < x.total {
+					x.total = total
+				}
+				x.spaces++
+			}
+		}
+		if x.spaces > 0 {
+			found = append(found, x)
+		}
+	})
 	if err != nil {
 		return nil, meta, err
 	}
-	hits := []RentalHit{}
-	for _, r := range rentals {
-		offers := spaceOffers(r, bySpace, st, c.contract())
-		if len(offers) == 0 {
-			continue
-		}
-		hits = append(hits, RentalHit{RentalID: r.ID, Name: r.Name, PropertyType: r.PropertyType, City: r.City,
-			ImageURL: r.ImageURL, InstantBooking: r.InstantBooking, AvailableSpaces: len(offers),
-			FromPrice: offers[0].TotalPrice, Currency: r.Currency})
+	cands, meta := cheapestPage(found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
+	page := make([]RentalHit, len(cands))
+	for i, x := range cands {
+		r := x.r
+		page[i] = RentalHit{RentalID: r.ID, Name: r.Name, PropertyType: r.PropertyType, City: r.City,
+			ImageURL: r.ImageURL, InstantBooking: r.InstantBooking, AvailableSpaces: x.spaces,
+			FromPrice: money.Amount{Minor: x.total, Currency: r.Currency}, Currency: r.Currency}
 	}
-	page, meta := cheapestPage(hits, c, func(h RentalHit) money.Amount { return h.FromPrice }, pg)
 	return &RentalSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		Guests: st.guests, PricingMode: c.Partner.PricingMode, Rentals: page}, meta, nil
 }
@@ -284,3 +310,12 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,
 			"check_out": st.checkOut, "nights": st.nights, "guests": st.guests}}, nil
 }
+
+// rentalCandidate is an item a search found, kept small until the page is chosen.
+type rentalCandidate struct {
+	r      *catalog.Rental
+	spaces int
+	total  int64
+}
+
+var rentalCandidates scratch[rentalCandidate]

@@ -104,7 +104,43 @@ func writeSuccess(w http.ResponseWriter, res *response) {
 	for k, v := range res.Header {
 		w.Header()[k] = v
 	}
+	if data, ok := res.Data.(jsonAppender); ok && res.Message == nil {
+		meta, ok := res.Meta.(jsonAppender)
+		if ok || res.Meta == nil {
+			writeAppended(w, res.Status, data, meta)
+			return
+		}
+	}
 	writeJSON(w, res.Status, successBody{Success: true, Message: res.Message, Data: res.Data, Meta: res.Meta})
+}
+
+// jsonAppender is data that appends its own JSON encoding (the search results: the bytes
+// encoding/json gives them with SetEscapeHTML(false), without reflection).
+type jsonAppender interface{ AppendJSON(b []byte) []byte }
+
+// writeAppended writes the success envelope of data and meta (nil: none) as writeJSON
+// writes successBody, from their AppendJSON, in one Write with its Content-Length.
+func writeAppended(w http.ResponseWriter, status int, data, meta jsonAppender) {
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledAnswer {
+			answerBuffers.Put(buf)
+		}
+	}()
+	b := append(buf.AvailableBuffer(), `{"success":true,"message":null,"data":`...)
+	b = data.AppendJSON(b)
+	if meta != nil {
+		b = append(b, `,"meta":`...)
+		b = meta.AppendJSON(b)
+	}
+	b = append(b, '}', '\n')
+	buf.Write(b) // b is buf's own free space when it fits: no copy
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }
 
 // writeError writes the error envelope. Only *tradewind.Error text reaches the client;

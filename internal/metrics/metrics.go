@@ -156,6 +156,7 @@ func RegisterReadModel(reg prometheus.Registerer, m ReadModel) {
 type RequestLogStats struct {
 	Dropped, WriteFailed, Written int64
 	Queued                        int
+	Rested                        time.Duration // the writer's rests to keep to its share
 }
 
 // RegisterRequestLog registers the request log's metrics in reg, read from stats when
@@ -180,5 +181,9 @@ func RegisterRequestLog(reg prometheus.Registerer, stats func() RequestLogStats)
 			Name: "tradewind_request_log_queue_entries",
 			Help: "Request log entries waiting for the writer.",
 		}, func() float64 { return float64(stats().Queued) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "tradewind_request_log_writer_rested_seconds_total",
+			Help: "Time the request log writer rested to keep to its share of the wall time (--request-log-writer-share); entries queue meanwhile.",
+		}, func() float64 { return stats().Rested.Seconds() }),
 	)
 }

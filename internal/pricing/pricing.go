@@ -45,6 +45,9 @@ func (c Contract) MarketLine(net, marketBP int64) int64 {
 // two factors (≤ 1.1·10^5 each, catalog.MaxMarketBP and markups) overflow int64.
 func applyTwoPercentsBP(minor, a, b int64) int64 {
 	const scale = 10000 * 10000
+	if a == 0 && b == 0 && minor > -1<<50 && minor < 1<<50 {
+		return minor // × 1 × 1, exactly (a net partner, no market): what the division below gives
+	}
 	neg := minor < 0
 	if neg {
 		minor = -minor

@@ -1,6 +1,8 @@
 package readmodel
 
 import (
+	"sync"
+
 	"context"
 
 	"github.com/tradewind/tradewind"
@@ -100,4 +102,117 @@ func (m *Model) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]
 		}
 	}
 	return out, nil
+}
+
+var _ booking.CityScanner = (*Model)(nil)
+
+// ScanCity implements booking.CityScanner: each item of the city in turn, with its
+// units' days read straight from the flat per-day slices, under one read lock. The cost
+// is the city's units times the days asked (less for FirstFree, which stops at the
+// first day that fits), whatever the size of the catalog; nothing is allocated per item.
+func (m *Model) ScanCity(ctx context.Context, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind,
+	from, to string, each func(d booking.Decoded, s booking.ItemStock)) (bool, error) {
+	if !m.ready.Load() {
+		return false, nil
+	}
+	s := scanPool.Get().(*itemScan)
+	defer scanPool.Put(s)
+	s.from, s.to = dayNumber(from), dayNumber(to)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s.days = &m.days
+	idx := m.products[kind]
+	if idx == nil {
+		return true, nil
+	}
+	for _, x := range idx.byCity[city] {
+		s.x, s.next = x, 0
+		each(booking.Decoded{ID: x.id, Value: x.value}, s)
+	}
+	s.x, s.days = nil, nil
+	return true, nil
+}
+
+// itemScan is booking.ItemStock over one item of the model, reused item after item
+// (and request after request: scanPool).
+type itemScan struct {
+	x        *item
+	days     *dayNames
+	from, to int32
+	next     int // where the next unit is looked for first: units are asked in order
+	buf      []booking.DayStock
+}
+
+var scanPool = sync.Pool{New: func() any { return &itemScan{buf: make([]booking.DayStock, 0, 32)} }}
+
+// unit finds the item's unit (kind, id): most often the one after the last found.
+func (s *itemScan) unit(kind tradewind.UnitKind, id int64) *unit {
+	units := s.x.units
+	j := s.next
+	for range units {
+		if j >= len(units) {
+			j = 0
+		}
+		if u := units[j]; u.key.id == id && u.key.kind == kind {
+			s.next = j + 1
+			return u
+		}
+		j++
+	}
+	return nil
+}
+
+// span is the day indexes of u within the days asked, lo > hi when none.
+func (s *itemScan) span(u *unit) (int32, int32) {
+	return max(s.from, u.first) - u.first, min(s.to, u.first+int32(len(u.free))-1) - u.first
+}
+
+// Days implements booking.ItemStock.
+func (s *itemScan) Days(kind tradewind.UnitKind, unitID int64) []booking.DayStock {
+	s.buf = s.buf[:0]
+	u := s.unit(kind, unitID)
+	if u == nil {
+		return nil
+	}
+	lo, hi := s.span(u)
+	for d := lo; d <= hi; d++ {
+		if f := u.free[d]; f >= 0 {
+			s.buf = append(s.buf, booking.DayStock{Day: s.days.name(u.first + d), Free: int(f), Price: u.priceAt(d)})
+		}
+	}
+	if len(s.buf) == 0 {
+		return nil
+	}
+	return s.buf
+}
+
+// FirstFree implements booking.ItemStock.
+func (s *itemScan) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (booking.DayStock, bool) {
+	u := s.unit(kind, unitID)
+	if u == nil {
+		return booking.DayStock{}, false
+	}
+	lo, hi := s.span(u)
+	for d := lo; d <= hi; d++ {
+		if f := u.free[d]; f >= 0 && int(f) >= n {
+			return booking.DayStock{Day: s.days.name(u.first + d), Free: int(f), Price: u.priceAt(d)}, true
+		}
+	}
+	return booking.DayStock{}, false
+}
+
+// Run implements booking.ItemStock: the unit's own slices over the days asked.
+func (s *itemScan) Run(kind tradewind.UnitKind, unitID int64) (booking.DayRun, bool) {
+	u := s.unit(kind, unitID)
+	if u == nil || s.from < u.first || s.to > u.first+int32(len(u.free))-1 || s.from > s.to {
+		return booking.DayRun{}, false
+	}
+	lo, hi := s.from-u.first, s.to-u.first+1
+	run := booking.DayRun{Free: u.free[lo:hi:hi]}
+	if u.wide != nil {
+		run.Wide = u.wide[lo:hi:hi]
+	} else {
+		run.Price = u.price[lo:hi:hi]
+	}
+	return run, true
 }

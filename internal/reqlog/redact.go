@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // SecretFields are the JSON fields (at any depth, any case) and query parameters whose
@@ -17,6 +18,57 @@ const Redacted = "[redacted]"
 
 func isSecret(name string) bool {
 	return slices.ContainsFunc(SecretFields, func(f string) bool { return strings.EqualFold(f, name) })
+}
+
+// isSecretToken reports whether the JSON string token tok (quotes included) names a
+// secret field, without building a string for the common key: plain ASCII is compared
+// in place (ASCII case folding); a key with an escape or a non-ASCII byte (which
+// Unicode case folding may equate with a secret name) is decoded and compared as
+// isSecret does.
+func isSecretToken(tok []byte) bool {
+	name := tok[1 : len(tok)-1]
+	if len(name) < minSecretLen || len(name) > maxSecretLen*utf8.UTFMax {
+		return false
+	}
+	for _, c := range name {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return isSecret(unquote(tok))
+		}
+	}
+	if len(name) > maxSecretLen {
+		return false
+	}
+	for _, f := range SecretFields {
+		if len(f) == len(name) && equalFoldASCII(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+var minSecretLen, maxSecretLen = func() (int, int) {
+	lo, hi := len(SecretFields[0]), 0
+	for _, f := range SecretFields {
+		lo, hi = min(lo, len(f)), max(hi, len(f))
+	}
+	return lo, hi
+}()
+
+// equalFoldASCII: b and s (of equal length, ASCII) equal but for the case of letters.
+func equalFoldASCII(b []byte, s string) bool {
+	for i := range b {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // RedactJSON returns body with the string value of every secret field replaced by
@@ -36,7 +88,7 @@ func RedactJSON(body []byte) []byte {
 			break
 		}
 		j := skipSpace(body, end+1)
-		if j >= len(body) || body[j] != ':' || !isSecret(unquote(body[i:end+1])) {
+		if j >= len(body) || body[j] != ':' || !isSecretToken(body[i:end+1]) {
 			i = end
 			continue
 		}

@@ -18,6 +18,9 @@ func TestRedactJSON(t *testing.T) {
 		{`not json "secret": "x"`, `not json "secret": "[redacted]"`},
 		{`{"a":"b`, `{"a":"b`},
 		{``, ``},
+		{`{"API_KEY":"k","Auth-Api-Key":"k2"}`, `{"API_KEY":"[redacted]","Auth-Api-Key":"[redacted]"}`},
+		{`{"ſecret":"x","ſecret":"y","secreţ":"z"}`, `{"ſecret":"[redacted]","ſecret":"[redacted]","secreţ":"z"}`}, // Unicode folding, as strings.EqualFold
+		{`{"secrets":"x","pass":"y"}`, `{"secrets":"x","pass":"y"}`},
 	}
 	for _, c := range cases {
 		if got := string(RedactJSON([]byte(c.in))); got != c.want {
@@ -55,5 +58,22 @@ func TestParseRetention(t *testing.T) {
 		if _, _, err := ParseRetention(bad); err == nil {
 			t.Errorf("ParseRetention(%q) accepted", bad)
 		}
+	}
+}
+
+// A body without secrets is scanned without allocating (the common answer).
+func TestRedactJSONAllocations(t *testing.T) {
+	body := []byte(strings.Repeat(`{"hotel_id":"h-1","name":"Casa","rooms":[{"room_id":"r","price":{"amount":1200}}]},`, 100))
+	if n := testing.AllocsPerRun(20, func() { RedactJSON(body) }); n != 0 {
+		t.Errorf("RedactJSON of a body without secrets: %v allocations", n)
+	}
+}
+
+func BenchmarkRedactJSON(b *testing.B) {
+	body := []byte(`{"data":[` + strings.Repeat(`{"hotel_id":"h-1","name":"Casa","rooms":[{"room_id":"r","price":{"amount":1200}}]},`, 70) + `{}]}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		RedactJSON(body)
 	}
 }

@@ -28,6 +28,9 @@ const (
 	DefaultBatchSize     = 200
 	DefaultFlushInterval = time.Second
 	DefaultUsageInterval = 10 * time.Second
+	// DefaultWriterShare: the entry writer spends at most a quarter of the wall time
+	// writing batches (docs/request-logs.md, "The writer's share").
+	DefaultWriterShare = 0.25
 	// writeTimeout bounds one batch write, so that a stuck database delays the writer
 	// (and the queue drops) rather than holding it forever.
 	writeTimeout = 30 * time.Second
@@ -48,6 +51,14 @@ type Config struct {
 	BatchSize     int           // entries per write; 0: DefaultBatchSize
 	FlushInterval time.Duration // the longest an entry waits for a batch to fill; 0: DefaultFlushInterval
 	UsageInterval time.Duration // how often the counters are added to the store; 0: DefaultUsageInterval
+	// WriterShare bounds the share of the wall time the entry writer spends writing: after
+	// a batch that took t it rests t·(1−share)/share before it takes the next entry, while
+	// the queue fills (and drops, counted, when full), so that at full load the writer
+	// never takes more than its share from the API. 0: DefaultWriterShare; 1 or more: it
+	// never rests. Flush and Close write everything queued whatever the share.
+	WriterShare float64
+	// Clock times the batches; nil: the system clock.
+	Clock tradewind.Clock
 }
 
 // Logger is the request log's queue, writer and usage counters. Its methods are safe
@@ -71,6 +82,9 @@ type Logger struct {
 	usage map[usageKey]int64 // counted, not yet added to the store
 	// usageFlush serializes counter flushes, so that a retry never races a newer flush.
 	usageFlush sync.Mutex
+	// after starts the writer's rest (time.After; a test double in tests).
+	after  func(time.Duration) <-chan time.Time
+	rested atomic.Int64 // nanoseconds the writer rested
 }
 
 type usageKey struct {
@@ -83,7 +97,9 @@ type usageKey struct {
 }
 
 // New starts a Logger's writers; Close stops them.
-func New(cfg Config) *Logger {
+func New(cfg Config) *Logger { return newLogger(cfg, time.After) }
+
+func newLogger(cfg Config, after func(time.Duration) <-chan time.Time) *Logger {
 	if cfg.QueueSize <= 0 {
 		cfg.QueueSize = DefaultQueueSize
 	}
@@ -99,8 +115,14 @@ func New(cfg Config) *Logger {
 	if cfg.UsageInterval <= 0 {
 		cfg.UsageInterval = DefaultUsageInterval
 	}
+	if !(cfg.WriterShare > 0) { // NaN too
+		cfg.WriterShare = DefaultWriterShare
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = tradewind.SystemClock{}
+	}
 	l := &Logger{cfg: cfg, queue: make(chan *store.RequestLogEntry, cfg.QueueSize), flushes: make(chan chan struct{}),
-		stop: make(chan struct{}), usage: map[usageKey]int64{}}
+		stop: make(chan struct{}), usage: map[usageKey]int64{}, after: after}
 	l.done.Add(2)
 	go l.writeEntries()
 	go l.writeUsage()
@@ -138,12 +160,14 @@ type Stats struct {
 	Written     int64
 	Queued      int   // entries waiting now
 	UsageFailed int64 // counter flushes that failed and will be retried
+	// Rested is how long the writer rested to keep to its share (Config.WriterShare).
+	Rested time.Duration
 }
 
 // Stats returns the Logger's counts.
 func (l *Logger) Stats() Stats {
 	return Stats{Dropped: l.dropped.Load(), WriteFailed: l.failed.Load(), Written: l.written.Load(),
-		Queued: len(l.queue), UsageFailed: l.usageFailed.Load()}
+		Queued: len(l.queue), UsageFailed: l.usageFailed.Load(), Rested: time.Duration(l.rested.Load())}
 }
 
 // Flush writes every entry queued before it and adds the counters to the store. It
@@ -191,10 +215,19 @@ func (l *Logger) writeEntries() {
 	tick := time.NewTicker(l.cfg.FlushInterval)
 	defer tick.Stop()
 	batch := make([]*store.RequestLogEntry, 0, l.cfg.BatchSize)
+	// resume is set while the writer rests after a batch: it then takes no entry (the
+	// queue fills) and writes nothing on the tick, until resume fires.
+	var resume <-chan time.Time
 	write := func() {
-		if len(batch) > 0 {
-			l.write(batch)
-			batch = batch[:0]
+		if len(batch) == 0 {
+			return
+		}
+		start := l.cfg.Clock.Now()
+		l.write(batch)
+		batch = batch[:0]
+		if rest := restAfter(l.cfg.Clock.Now().Sub(start), l.cfg.WriterShare); rest > 0 {
+			l.rested.Add(int64(rest))
+			resume = l.after(rest)
 		}
 	}
 	take := func(e *store.RequestLogEntry) {
@@ -215,11 +248,19 @@ func (l *Logger) writeEntries() {
 		}
 	}
 	for {
+		queue := l.queue
+		if resume != nil {
+			queue = nil
+		}
 		select {
-		case e := <-l.queue:
+		case e := <-queue:
 			take(e)
+		case <-resume:
+			resume = nil
 		case <-tick.C:
-			write()
+			if resume == nil {
+				write()
+			}
 		case done := <-l.flushes:
 			drain()
 			close(done)
@@ -228,6 +269,15 @@ func (l *Logger) writeEntries() {
 			return
 		}
 	}
+}
+
+// restAfter is how long the writer rests after a batch that took busy, so that its
+// busy share of the wall time stays at most share.
+func restAfter(busy time.Duration, share float64) time.Duration {
+	if share >= 1 || busy <= 0 {
+		return 0
+	}
+	return time.Duration(float64(busy) * (1 - share) / share)
 }
 
 // write redacts and stores a batch; a failed batch is logged and counted, never retried

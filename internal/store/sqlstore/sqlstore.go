@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -84,6 +85,11 @@ type DB struct {
 	dialect Dialect
 	stmts   *stmtCache // prepared statements of the writer (db); nil without Dialect.StmtCache
 	rstmts  *stmtCache // prepared statements of the readers; nil without Dialect.StmtCache or reader
+	// reqlogInsert is the request log's insert of a full batch, prepared once (reqlog.go).
+	reqlogInsert struct {
+		sync.Mutex
+		stmt *sql.Stmt
+	}
 }
 
 // New wraps db, which the caller opened with the dialect's driver.
@@ -202,6 +208,12 @@ func (s *DB) Close() error {
 	if s.rstmts != nil {
 		s.rstmts.close()
 	}
+	s.reqlogInsert.Lock()
+	if s.reqlogInsert.stmt != nil {
+		_ = s.reqlogInsert.stmt.Close()
+		s.reqlogInsert.stmt = nil
+	}
+	s.reqlogInsert.Unlock()
 	if s.reader != nil {
 		_ = s.reader.Close()
 	}

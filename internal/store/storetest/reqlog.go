@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,6 +172,10 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 	live := entry(a.ID, tradewind.ModeLive, now, "GET", "/api/partner/v1/bookings", 500)
 	live.Console, live.IdempotencyKey, live.ErrorCode = true, "idem-1", "internal_error"
 	other := entry(b.ID, tradewind.ModeTest, now, "GET", "/api/partner/v1/hotels/search", 200)
+	// Big bodies (the store may compress them) come back byte for byte, any bytes.
+	other.RequestBody = []byte(`{"city":"` + strings.Repeat("LISBON ", 200) + `"}`)
+	other.ResponseBody = append(bytes.Repeat([]byte{'{', 0xff, 0, 0x28, 0xb5, 0x2f, 0xfd, '}'}, 1000), `{"hotels":[]}`...)
+	other.RequestSize, other.ResponseSize = int64(len(other.RequestBody)), int64(len(other.ResponseBody))
 	if err := s.RequestLogInsert(ctx, append(all, live, other)); err != nil {
 		t.Fatalf("RequestLogInsert: %v", err)
 	}
@@ -244,6 +250,15 @@ func exerciseRequestLogs(t *testing.T, s store.Store) {
 	}
 	if _, err := s.RequestLogGet(ctx, b.ID, got.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("RequestLogGet of another partner's entry: %v, want ErrNotFound", err)
+	}
+	gotOther, err := s.RequestLogGet(ctx, b.ID, list(store.RequestLogFilter{PartnerID: b.ID})[0].ID)
+	if err != nil {
+		t.Fatalf("RequestLogGet: %v", err)
+	}
+	if !bytes.Equal(gotOther.RequestBody, other.RequestBody) || !bytes.Equal(gotOther.ResponseBody, other.ResponseBody) ||
+		gotOther.RequestBodyTruncated() || gotOther.ResponseBodyTruncated() {
+		t.Errorf("big bodies read back as %d and %d bytes, want %d and %d", len(gotOther.RequestBody), len(gotOther.ResponseBody),
+			len(other.RequestBody), len(other.ResponseBody))
 	}
 
 	// Pruning test entries older than now+100s deletes exactly those 100 (i < 100 and the
