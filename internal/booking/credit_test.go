@@ -32,9 +32,10 @@ func TestCreditLedgerAddsUp(t *testing.T) {
 				Guest: &booking.Guest{Name: guest}}
 		}
 		var (
-			mu     sync.Mutex
-			booked []*booking.BookingView
-			wg     sync.WaitGroup
+			mu      sync.Mutex
+			booked  []*booking.BookingView
+			refused int // draws refused for want of credit
+			wg      sync.WaitGroup
 		)
 		// run does fn n times at once; an error other than a refused draw fails the test.
 		run := func(n int, fn func(i int) (*booking.BookingView, error)) {
@@ -50,7 +51,9 @@ func TestCreditLedgerAddsUp(t *testing.T) {
 					switch {
 					case err == nil && v != nil && !v.Test:
 						booked = append(booked, v)
-					case err != nil && tradewind.ErrorCode(err) != tradewind.ECodeInsufficientCredit:
+					case tradewind.ErrorCode(err) == tradewind.ECodeInsufficientCredit:
+						refused++
+					case err != nil:
 						t.Errorf("call %d: %v", i, err)
 					}
 				}()
@@ -72,8 +75,10 @@ func TestCreditLedgerAddsUp(t *testing.T) {
 			return book(live, fmt.Sprint("a-", i), hotelBooking("A", 3+i))
 		})
 		first := append([]*booking.BookingView(nil), booked...)
-		if len(first) < 5 || len(first) > 20 {
-			t.Fatalf("%d live bookings of 24 fit the limit; the test wants some refused", len(first))
+		// Which bookings fit depends on the order they arrive in (three 300.00 suites on
+		// request leave room for no 100.05 night): at least those three, and some refused.
+		if len(first) < 3 || refused == 0 {
+			t.Fatalf("%d live bookings of 24 fit the limit, %d refused; the test wants some of each", len(first), refused)
 		}
 		// End half of them (rejecting the on-request ones) while more bookings arrive.
 		run(len(first)+12, func(i int) (*booking.BookingView, error) {
