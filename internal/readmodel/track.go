@@ -2,7 +2,6 @@ package readmodel
 
 import (
 	"context"
-	"errors"
 
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -37,7 +36,7 @@ func (s *trackedStore) InTx(ctx context.Context, fn func(q store.Querier) error)
 	var w writes
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
 		w = writes{} // a retried transaction starts over
-		return fn(&writeSpy{Querier: q, w: &w})
+		return fn(&writeSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, w: &w})
 	})
 	if err == nil {
 		if w.catalog {
@@ -57,6 +56,11 @@ type writes struct {
 // writeSpy notes a transaction's writes to the catalog and its inventory.
 type writeSpy struct {
 	store.Querier
+	// The transaction's savepoints pass through (the booking service's group commit
+	// needs them). A claim rolled back to its savepoint stays noted: the model reloads
+	// the days a claim touched from the store once the transaction commits, so it
+	// reloads one more unchanged truth.
+	store.ForwardSavepoints
 	w *writes
 }
 
@@ -94,35 +98,6 @@ func (q *writeSpy) InventoryInsert(ctx context.Context, rows []store.InventoryRo
 func (q *writeSpy) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
 	q.w.catalog = true
 	return q.Querier.InventoryPut(ctx, rows)
-}
-
-// errNoSavepoints: the store's transaction offers no savepoints.
-var errNoSavepoints = errors.New("readmodel: the store's transaction has no savepoints")
-
-// The transaction's savepoints pass through (store.Savepoints, which the booking
-// service's group commit needs). A claim rolled back to its savepoint stays noted: the
-// model reloads the days a claim touched from the store once the transaction commits,
-// so it reloads one more unchanged truth.
-
-func (q *writeSpy) Savepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.Savepoint(ctx, name)
-	}
-	return errNoSavepoints
-}
-
-func (q *writeSpy) RollbackToSavepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.RollbackToSavepoint(ctx, name)
-	}
-	return errNoSavepoints
-}
-
-func (q *writeSpy) ReleaseSavepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.ReleaseSavepoint(ctx, name)
-	}
-	return errNoSavepoints
 }
 
 var _ store.Savepoints = (*writeSpy)(nil)

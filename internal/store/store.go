@@ -54,6 +54,35 @@ type Savepoints interface {
 	ReleaseSavepoint(ctx context.Context, name string) error
 }
 
+// ErrNoSavepoints: a transaction offers no savepoints.
+var ErrNoSavepoints = errors.New("store: the transaction has no savepoints")
+
+// ForwardSavepoints passes Tx's savepoints through; a wrapper of a transaction's
+// Querier (a spy noting what the transaction writes) embeds it beside the Querier so
+// that the wrapped transaction still offers Savepoints.
+type ForwardSavepoints struct{ Tx Querier }
+
+func (f ForwardSavepoints) Savepoint(ctx context.Context, name string) error {
+	if sp, ok := f.Tx.(Savepoints); ok {
+		return sp.Savepoint(ctx, name)
+	}
+	return ErrNoSavepoints
+}
+
+func (f ForwardSavepoints) RollbackToSavepoint(ctx context.Context, name string) error {
+	if sp, ok := f.Tx.(Savepoints); ok {
+		return sp.RollbackToSavepoint(ctx, name)
+	}
+	return ErrNoSavepoints
+}
+
+func (f ForwardSavepoints) ReleaseSavepoint(ctx context.Context, name string) error {
+	if sp, ok := f.Tx.(Savepoints); ok {
+		return sp.ReleaseSavepoint(ctx, name)
+	}
+	return ErrNoSavepoints
+}
+
 // Item is a catalog record: the catalog JSON of a hotel, activity, rental or package
 // without its inventory.
 type Item struct {

@@ -235,7 +235,7 @@ func (s *notifyingStore) InTx(ctx context.Context, fn func(q store.Querier) erro
 	created := false
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
 		created = false // a retried transaction starts over
-		return fn(&eventSpy{Querier: q, created: &created})
+		return fn(&eventSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, created: &created})
 	})
 	if err == nil && created {
 		s.notify()
@@ -246,6 +246,10 @@ func (s *notifyingStore) InTx(ctx context.Context, fn func(q store.Querier) erro
 // eventSpy notes that a transaction created an event.
 type eventSpy struct {
 	store.Querier
+	// The transaction's savepoints pass through (the booking service's group commit
+	// needs them). An event rolled back to its savepoint still wakes the dispatcher once
+	// the transaction commits: it finds nothing more to send.
+	store.ForwardSavepoints
 	created *bool
 }
 
@@ -257,31 +261,4 @@ func (q *eventSpy) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	return err
 }
 
-// The transaction's savepoints pass through (store.Savepoints, which the booking
-// service's group commit needs). An event rolled back to its savepoint still wakes the
-// dispatcher once the transaction commits: it finds nothing more to send.
-
-func (q *eventSpy) Savepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.Savepoint(ctx, name)
-	}
-	return errNoSavepoints
-}
-
-func (q *eventSpy) RollbackToSavepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.RollbackToSavepoint(ctx, name)
-	}
-	return errNoSavepoints
-}
-
-func (q *eventSpy) ReleaseSavepoint(ctx context.Context, name string) error {
-	if sp, ok := q.Querier.(store.Savepoints); ok {
-		return sp.ReleaseSavepoint(ctx, name)
-	}
-	return errNoSavepoints
-}
-
-// errNoSavepoints: the store's transaction offers no savepoints.
-var errNoSavepoints = errors.New("webhook: the store's transaction has no savepoints")
 var _ store.Savepoints = (*eventSpy)(nil)
