@@ -209,11 +209,12 @@ func (s *DB) Close() error {
 		s.rstmts.close()
 	}
 	s.reqlogInsert.Lock()
-	if s.reqlogInsert.stmt != nil {
-		_ = s.reqlogInsert.stmt.Close()
-		s.reqlogInsert.stmt = nil
-	}
+	stmt := s.reqlogInsert.stmt
+	s.reqlogInsert.stmt = nil
 	s.reqlogInsert.Unlock()
+	if stmt != nil {
+		_ = stmt.Close() // outside the lock, as stmtCache.close does
+	}
 	if s.reader != nil {
 		_ = s.reader.Close()
 	}

@@ -66,16 +66,23 @@ func (c *stmtCache) prepare(query string) {
 	c.m[query] = st
 }
 
-// close closes every cached statement.
+// close closes every cached statement. It closes them after letting go of the cache's
+// lock: Stmt.Close waits for the statement's running calls, and one of them may wait
+// for the writer connection, held by a transaction that asks the cache for its next
+// statement.
 func (c *stmtCache) close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	stmts := make([]*sql.Stmt, 0, len(c.m))
 	for k, st := range c.m {
 		if st != nil {
-			_ = st.Close()
+			stmts = append(stmts, st)
 		}
 		delete(c.m, k)
+	}
+	c.mu.Unlock()
+	for _, st := range stmts {
+		_ = st.Close()
 	}
 }
 
