@@ -72,3 +72,34 @@ func BenchmarkModelHotelAvailability(b *testing.B) {
 		return err
 	})
 }
+
+// BenchmarkModelSearchIssueCity searches one city of issue 12's size: 1 000 hotels, 250
+// rentals, 250 activities and 50 packages (the issue's 20 000 hotels in 20 cities), 60
+// days of inventory, 3 nights, default per_page: the load benchmark's hotel-search and
+// rental-search without the network.
+func BenchmarkModelSearchIssueCity(b *testing.B) {
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 50, Cities: 1,
+		Days: 60, Seed: 1, Start: apitest.Start})
+	p := newPair(b, storetest.Openers()[0], doc)
+	ctx := context.Background()
+	adults := 2
+	hotels := &booking.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(10), CheckOut: apitest.Day(13), Adults: &adults}
+	rentals := &booking.RentalSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(10), CheckOut: apitest.Day(13)}
+	b.Run("hotels", func(b *testing.B) {
+		searchLoop(b, func() error { _, _, err := p.fast.SearchHotels(ctx, p.caller, hotels); return err })
+	})
+	b.Run("rentals", func(b *testing.B) {
+		searchLoop(b, func() error { _, _, err := p.fast.SearchRentals(ctx, p.caller, rentals); return err })
+	})
+}
+
+// searchLoop runs ask b.N times; callgrind's --toggle-collect='*searchLoop' counts the
+// searches alone (the request is built before it).
+func searchLoop(b *testing.B, ask func() error) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ask(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
