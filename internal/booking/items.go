@@ -68,46 +68,26 @@ func destination(p *problems, dest, city string) string {
 // instead of sorting the whole city: the order is total, so either way gives the same
 // indexes.
 func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount, n int) []int {
-	type key struct {
-		other    bool // not in the credit currency
-		currency string
-		minor    int64
-		i        int
-	}
-	compare := func(a, b key) int {
-		if a.other != b.other {
-			if a.other {
-				return 1
-			}
-			return -1
-		}
-		if a.currency != b.currency { // most keys share one currency: equality first
-			return cmp.Compare(a.currency, b.currency)
-		}
-		if c := cmp.Compare(a.minor, b.minor); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	}
 	n = max(0, min(n, len(items)))
-	var keys []key
+	var keys []rankKey
 	if n*4 >= len(items) {
-		keys = make([]key, len(items))
+		keys = make([]rankKey, len(items))
 		for i, it := range items {
-			a := price(it)
-			keys[i] = key{a.Currency != currency, a.Currency, a.Minor, i}
+			keys[i] = newRankKey(price(it), currency, i)
 		}
-		slices.SortFunc(keys, compare)
+		slices.SortFunc(keys, rankKey.compare)
 		keys = keys[:n]
-	} else {
-		keys = make([]key, 0, n+1)
+	} else if n > 0 {
+		keys = make([]rankKey, 0, n+1)
 		for i, it := range items {
-			a := price(it)
-			k := key{a.Currency != currency, a.Currency, a.Minor, i}
-			if len(keys) == n && (n == 0 || compare(k, keys[n-1]) >= 0) {
-				continue
+			k := newRankKey(price(it), currency, i)
+			if len(keys) == n && !k.before(&keys[n-1]) {
+				continue // most of a big city: one comparison with the page's last
 			}
-			at, _ := slices.BinarySearchFunc(keys, k, compare)
+			at := len(keys) // keys are few and k is often near the end: search from there
+			for at > 0 && k.before(&keys[at-1]) {
+				at--
+			}
 			keys = slices.Insert(keys, at, k)
 			if len(keys) > n {
 				keys = keys[:n]
@@ -119,6 +99,42 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 		order[i] = k.i
 	}
 	return order
+}
+
+// rankKey is what cheapestFirst orders an item by.
+type rankKey struct {
+	other    bool // not in the credit currency
+	currency string
+	minor    int64
+	i        int
+}
+
+func newRankKey(a money.Amount, credit string, i int) rankKey {
+	return rankKey{a.Currency != credit, a.Currency, a.Minor, i}
+}
+
+// before is compare(a, b) < 0, its common case (same group and currency) first.
+func (a rankKey) before(b *rankKey) bool {
+	if a.other == b.other && a.currency == b.currency { // most keys share one currency
+		return a.minor < b.minor || (a.minor == b.minor && a.i < b.i)
+	}
+	return a.compare(*b) < 0
+}
+
+func (a rankKey) compare(b rankKey) int {
+	if a.other != b.other {
+		if a.other {
+			return 1
+		}
+		return -1
+	}
+	if a.currency != b.currency {
+		return cmp.Compare(a.currency, b.currency)
+	}
+	if c := cmp.Compare(a.minor, b.minor); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
 }
 
 // orEmpty returns l, or an empty list for nil, so that JSON shows [] rather than null.
@@ -252,13 +268,25 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 }
 
 // stayTotalRun is stayTotal over a run of the stay's nights (ItemStock.Run): the same
-// rule, read in place.
-func stayTotalRun(run DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
-	if len(run.Free) != nights {
+// rule, read in place. unchanged says that line returns the net price itself
+// (pricing.Contract.Unchanged): 32-bit nets are then summed without calling it.
+func stayTotalRun(run DayRun, nights, quantity int, unchanged bool, line func(net int64) int64) (int64, bool) {
+	free := run.Free
+	if len(free) != nights {
 		return 0, false
 	}
 	var total int64
-	for i, f := range run.Free {
+	if unchanged && run.Wide == nil {
+		price := run.Price[:len(free)] // one bounds check, not one a night
+		for i, f := range free {
+			if f < 0 || int(f) < quantity {
+				return 0, false
+			}
+			total += int64(price[i])
+		}
+		return total, true
+	}
+	for i, f := range free {
 		if f < 0 || int(f) < quantity {
 			return 0, false
 		}
