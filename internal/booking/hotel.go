@@ -102,12 +102,13 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 }
 
 // roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
-// market for the party's nationality looked up once by the caller.
-func roomOfferRun(r *catalog.Room, run DayRun, st hotelStay, c pricing.Contract, market int64) (int64, bool) {
+// market for the party's nationality looked up once by the caller, and whether it leaves
+// prices unchanged (pricing.Contract.Unchanged).
+func roomOfferRun(r *catalog.Room, run DayRun, st *hotelStay, c pricing.Contract, market int64, unchanged bool) (int64, bool) {
 	if !st.fits(r) {
 		return 0, false
 	}
-	total, ok := stayTotalRun(run, st.nights, st.rooms, func(net int64) int64 { return c.MarketLine(net, market) })
+	total, ok := stayTotalRun(run, st.nights, st.rooms, unchanged, func(net int64) int64 { return c.MarketLine(net, market) })
 	return total * int64(st.rooms), ok
 }
 
@@ -143,7 +144,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	defer func() { hotelCandidates.put(found) }()
 	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 		best, bestTotal := -1, int64(0)
-		market, marketSet := int64(0), false
+		market, marketSet, unchanged := int64(0), false, false
 		for i := range h.Rooms {
 			r := &h.Rooms[i]
 			if !st.fits(r) {
@@ -155,8 +156,9 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			}
 			if !marketSet {
 				market, marketSet = int64(h.Markets[st.nationality]), true
+				unchanged = con.Unchanged(market)
 			}
-			total, ok := roomOfferRun(r, run, st, con, market)
+			total, ok := roomOfferRun(r, run, &st, con, market, unchanged)
 			if !ok || (best >= 0 && total >= bestTotal) {
 				continue
 			}

@@ -100,6 +100,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	// Each rental's free spaces counted and its cheapest kept, as a small candidate; the
 	// hits are built for the page only.
 	con := c.contract()
+	unchanged := con.Unchanged(0)
 	from, to := nightRange(st.checkIn, st.checkOut)
 	found := rentalCandidates.get()
 	defer func() { rentalCandidates.put(found) }()
@@ -114,7 +115,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 			if !ok {
 				continue
 			}
-			if total, ok := stayTotalRun(run, st.nights, 1, con.Line); ok {
+			if total, ok := stayTotalRun(run, st.nights, 1, unchanged, con.Line); ok {
 				if x.spaces == 0 || total < x.total {
 					x.total = total
 				}

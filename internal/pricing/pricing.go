@@ -40,6 +40,13 @@ func (c Contract) MarketLine(net, marketBP int64) int64 {
 	return applyTwoPercentsBP(net, marketBP, markup)
 }
 
+// Unchanged reports whether MarketLine(net, marketBP), and Line(net) when marketBP is 0,
+// is net itself for every net a catalog holds (|net| < 2^50): a net partner and no
+// market. Searches then sum a stay's nights without pricing each.
+func (c Contract) Unchanged(marketBP int64) bool {
+	return marketBP == 0 && c.Mode != tradewind.PricingMarkup
+}
+
 // applyTwoPercentsBP returns minor × (10000+a)/10000 × (10000+b)/10000 rounded half-up
 // (away from zero) once. The product is taken in 128 bits: catalog amounts (≤ 10^11) times
 // two factors (≤ 1.1·10^5 each, catalog.MaxMarketBP and markups) overflow int64.

@@ -71,3 +71,28 @@ func TestMarketLineRoundsOnce(t *testing.T) {
 	}
 	_ = markup(100_000).MarketLine(1<<62, 100_000)
 }
+
+// TestUnchangedPricesNothing: when Unchanged says so, Line and MarketLine return the net
+// price itself, so a search may sum nights without them.
+func TestUnchangedPricesNothing(t *testing.T) {
+	nets := []int64{0, 1, -1, 99, 12345, 1<<31 - 1, -1 << 31, 100_000_000_000, -100_000_000_000, 1<<50 - 1, -(1<<50 - 1)}
+	for _, c := range []Contract{{Mode: tradewind.PricingNet}, {Mode: tradewind.PricingNet, MarkupBP: 1500},
+		{Mode: tradewind.PricingMarkup}, {Mode: tradewind.PricingMarkup, MarkupBP: 1500}} {
+		for _, market := range []int64{0, 500, -800} {
+			if !c.Unchanged(market) {
+				if market == 0 && c.Mode == tradewind.PricingNet {
+					t.Errorf("%+v: a net partner without market changes prices?", c)
+				}
+				continue
+			}
+			for _, net := range nets {
+				if got := c.MarketLine(net, market); got != net {
+					t.Errorf("%+v: MarketLine(%d, %d) = %d", c, net, market, got)
+				}
+				if got := c.Line(net); got != net {
+					t.Errorf("%+v: Line(%d) = %d", c, net, got)
+				}
+			}
+		}
+	}
+}
