@@ -244,8 +244,51 @@ func (c *checker) prices(path string, p PersonPrices, currency string) {
 // ParseDate parses a canonical YYYY-MM-DD date (tradewind.DateLayout): a real calendar
 // day, written exactly so. The catalog and the booking rules read dates with it.
 func ParseDate(s string) (time.Time, bool) {
+	if y, m, d, ok := canonicalDate(s); ok { // every request's dates: no layout to interpret
+		return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC), true
+	}
 	t, err := time.Parse(tradewind.DateLayout, s)
 	return t, err == nil && t.Format(tradewind.DateLayout) == s
+}
+
+// canonicalDate reads s when it is a real day written YYYY-MM-DD, as time.Parse with
+// DateLayout accepts it and Format writes it back; false otherwise (ParseDate then
+// answers as time.Parse does).
+func canonicalDate(s string) (y, m, d int, ok bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return 0, 0, 0, false
+	}
+	for i := 0; i < 10; i++ {
+		if i != 4 && i != 7 && (s[i] < '0' || s[i] > '9') {
+			return 0, 0, 0, false
+		}
+	}
+	num := func(b string) int {
+		n := 0
+		for i := 0; i < len(b); i++ {
+			n = n*10 + int(b[i]-'0')
+		}
+		return n
+	}
+	y, m, d = num(s[0:4]), num(s[5:7]), num(s[8:10])
+	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, 0, 0, false
+	}
+	return y, m, d, true
+}
+
+// daysIn is the number of days of month m (1–12) of year y, proleptic Gregorian.
+func daysIn(m, y int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 func (c *checker) date(path, s string) bool {

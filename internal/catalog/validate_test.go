@@ -1,11 +1,14 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tradewind/tradewind"
 )
 
 // TestValidateCapsAmounts: an amount above MaxAmount (or a market above +1000 %) could
@@ -70,4 +73,31 @@ func TestParseCapsAmounts(t *testing.T) {
 		`hotels[0].rooms[0].price_per_night: at most 1000000000.00 EUR`,
 		`hotels[0].rooms[0].inventory[1].price: at most 1000000000.00 EUR`,
 	)
+}
+
+// TestParseDateAsTimeParse: ParseDate's quick reading of canonical dates answers exactly
+// as time.Parse with DateLayout and the round trip through Format.
+func TestParseDateAsTimeParse(t *testing.T) {
+	slow := func(s string) (time.Time, bool) {
+		t, err := time.Parse(tradewind.DateLayout, s)
+		return t, err == nil && t.Format(tradewind.DateLayout) == s
+	}
+	var inputs []string
+	for _, y := range []string{"0000", "0001", "0004", "0100", "0400", "1900", "1970", "2000", "2023", "2024", "2025", "2026",
+		"2100", "2400", "9999", "-001", "+202", "20a4"} {
+		for m := 0; m <= 13; m++ {
+			for d := 0; d <= 32; d++ {
+				inputs = append(inputs, fmt.Sprintf("%s-%02d-%02d", y, m, d))
+			}
+		}
+	}
+	inputs = append(inputs, "", "2026-1-01", "2026-01-1", "2026/01/01", "2026-01-01 ", " 2026-01-01", "2026-01-01T00:00:00Z",
+		"20260101", "2026-0101", "２０２６-01-01", "2026-01-3١", "2026--1-01", "2026-00-00", "2026-02-29", "2024-02-29")
+	for _, s := range inputs {
+		wt, wok := slow(s)
+		gt, gok := ParseDate(s)
+		if wok != gok || !wt.Equal(gt) || wt.Location() != gt.Location() || wt != gt {
+			t.Errorf("ParseDate(%q) = %v, %v; time.Parse gives %v, %v", s, gt, gok, wt, wok)
+		}
+	}
 }
