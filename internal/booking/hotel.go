@@ -150,8 +150,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			if !st.fits(r) {
 				continue
 			}
-			run, ok := stock.Run(tradewind.UnitRoom, r.ID)
-			if !ok {
+			run := stock.Run(tradewind.UnitRoom, r.ID)
+			if len(run.Free) == 0 {
 				continue
 			}
 			if !marketSet {

@@ -75,23 +75,45 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 		for i, it := range items {
 			keys[i] = newRankKey(price(it), currency, i)
 		}
-		slices.SortFunc(keys, rankKey.compare)
+		slices.SortFunc(keys, func(a, b rankKey) int { return a.compare(&b) })
 		keys = keys[:n]
 	} else if n > 0 {
 		keys = make([]rankKey, 0, n+1)
-		for i, it := range items {
-			k := newRankKey(price(it), currency, i)
-			if len(keys) == n && !k.before(&keys[n-1]) {
+		i := 0
+		// While every item so far is in the credit currency (most cities), keys order by
+		// price, and by index only among equal prices, where the newest comes last.
+		for ; i < len(items); i++ {
+			a := price(items[i])
+			if a.Currency != currency {
+				break
+			}
+			if len(keys) == n && a.Minor >= keys[n-1].minor {
 				continue // most of a big city: one comparison with the page's last
 			}
-			at := len(keys) // keys are few and k is often near the end: search from there
-			for at > 0 && k.before(&keys[at-1]) {
-				at--
+			lo, hi := 0, len(keys) // the first key dearer than a
+			for lo < hi {
+				if m := int(uint(lo+hi) >> 1); a.Minor < keys[m].minor {
+					hi = m
+				} else {
+					lo = m + 1
+				}
 			}
-			keys = slices.Insert(keys, at, k)
-			if len(keys) > n {
-				keys = keys[:n]
+			keys = keepFirst(keys, lo, rankKey{false, a.Currency, a.Minor, i}, n)
+		}
+		for ; i < len(items); i++ {
+			k := newRankKey(price(items[i]), currency, i)
+			if len(keys) == n && k.compare(&keys[n-1]) >= 0 {
+				continue
 			}
+			lo, hi := 0, len(keys) // the first key k comes before
+			for lo < hi {
+				if m := int(uint(lo+hi) >> 1); k.compare(&keys[m]) < 0 {
+					hi = m
+				} else {
+					lo = m + 1
+				}
+			}
+			keys = keepFirst(keys, lo, k, n)
 		}
 	}
 	order := make([]int, len(keys))
@@ -113,15 +135,13 @@ func newRankKey(a money.Amount, credit string, i int) rankKey {
 	return rankKey{a.Currency != credit, a.Currency, a.Minor, i}
 }
 
-// before is compare(a, b) < 0, its common case (same group and currency) first.
-func (a rankKey) before(b *rankKey) bool {
-	if a.other == b.other && a.currency == b.currency { // most keys share one currency
-		return a.minor < b.minor || (a.minor == b.minor && a.i < b.i)
-	}
-	return a.compare(*b) < 0
+// keepFirst inserts k at index at of keys and keeps the first n.
+func keepFirst(keys []rankKey, at int, k rankKey, n int) []rankKey {
+	keys = slices.Insert(keys, at, k)
+	return keys[:min(len(keys), n)]
 }
 
-func (a rankKey) compare(b rankKey) int {
+func (a *rankKey) compare(b *rankKey) int {
 	if a.other != b.other {
 		if a.other {
 			return 1
@@ -272,21 +292,27 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 // (pricing.Contract.Unchanged): 32-bit nets are then summed without calling it.
 func stayTotalRun(run DayRun, nights, quantity int, unchanged bool, line func(net int64) int64) (int64, bool) {
 	free := run.Free
-	if len(free) != nights {
+	if len(free) != nights || !unchanged || run.Wide != nil {
+		return stayTotalLines(run, nights, quantity, line)
+	}
+	price := run.Price[:len(free)] // one bounds check, not one a night
+	var total int64
+	for i, f := range free {
+		if f < 0 || int(f) < quantity {
+			return 0, false
+		}
+		total += int64(price[i])
+	}
+	return total, true
+}
+
+// stayTotalLines is stayTotalRun pricing each night by line.
+func stayTotalLines(run DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
+	if len(run.Free) != nights {
 		return 0, false
 	}
 	var total int64
-	if unchanged && run.Wide == nil {
-		price := run.Price[:len(free)] // one bounds check, not one a night
-		for i, f := range free {
-			if f < 0 || int(f) < quantity {
-				return 0, false
-			}
-			total += int64(price[i])
-		}
-		return total, true
-	}
-	for i, f := range free {
+	for i, f := range run.Free {
 		if f < 0 || int(f) < quantity {
 			return 0, false
 		}

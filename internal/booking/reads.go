@@ -124,9 +124,9 @@ type ItemStock interface {
 	// FirstFree returns the first day of unit (kind, id) with at least n free units.
 	FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool)
 	// Run returns what unit (kind, id) can still sell on each day asked, in order, read
-	// in place (no copy, no day names): false when the unit's inventory does not span
-	// every day asked. A day inside the span without inventory has Free < 0.
-	Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool)
+	// in place (no copy, no day names): a run of no days when the unit's inventory does
+	// not span every day asked. A day inside the span without inventory has Free < 0.
+	Run(kind tradewind.UnitKind, unitID int64) DayRun
 }
 
 // DayRun is a unit's free units and net prices over consecutive days, in compact form:
@@ -169,16 +169,16 @@ func (m mapStock) Days(kind tradewind.UnitKind, unitID int64) []DayStock {
 	return m.byKind[kind][unitID]
 }
 
-func (m mapStock) Run(kind tradewind.UnitKind, unitID int64) (DayRun, bool) {
+func (m mapStock) Run(kind tradewind.UnitKind, unitID int64) DayRun {
 	rows := m.byKind[kind][unitID]
 	if len(rows) != m.days { // days are unique and within those asked: all present
-		return DayRun{}, false
+		return DayRun{}
 	}
 	run := DayRun{Free: make([]int32, len(rows)), Wide: make([]int64, len(rows))}
 	for i, d := range rows {
 		run.Free[i], run.Wide[i] = int32(min(d.Free, math.MaxInt32)), d.Price
 	}
-	return run, true
+	return run
 }
 
 func (m mapStock) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (DayStock, bool) {

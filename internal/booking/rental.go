@@ -111,10 +111,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 			if !st.fits(sp) {
 				continue
 			}
-			run, ok := stock.Run(tradewind.UnitSpace, sp.ID)
-			if !ok {
-				continue
-			}
+			run := stock.Run(tradewind.UnitSpace, sp.ID)
 			if total, ok := stayTotalRun(run, st.nights, 1, unchanged, con.Line); ok {
 				if x.spaces == 0 || total < x.total {
 					x.total = total

@@ -202,17 +202,17 @@ func (s *itemScan) FirstFree(kind tradewind.UnitKind, unitID int64, n int) (book
 }
 
 // Run implements booking.ItemStock: the unit's own slices over the days asked.
-func (s *itemScan) Run(kind tradewind.UnitKind, unitID int64) (booking.DayRun, bool) {
+func (s *itemScan) Run(kind tradewind.UnitKind, unitID int64) booking.DayRun {
 	u := s.unit(kind, unitID)
-	if u == nil || s.from < u.first || s.to > u.first+int32(len(u.free))-1 || s.from > s.to {
-		return booking.DayRun{}, false
+	if u == nil {
+		return booking.DayRun{}
 	}
 	lo, hi := s.from-u.first, s.to-u.first+1
-	run := booking.DayRun{Free: u.free[lo:hi:hi]}
-	if u.wide != nil {
-		run.Wide = u.wide[lo:hi:hi]
-	} else {
-		run.Price = u.price[lo:hi:hi]
+	if lo < 0 || hi > int32(len(u.free)) || lo >= hi {
+		return booking.DayRun{}
 	}
-	return run, true
+	if u.wide != nil {
+		return booking.DayRun{Free: u.free[lo:hi:hi], Wide: u.wide[lo:hi:hi]}
+	}
+	return booking.DayRun{Free: u.free[lo:hi:hi], Price: u.price[lo:hi:hi]}
 }
