@@ -104,7 +104,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 // roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
 // market for the party's nationality looked up once by the caller, and whether it leaves
 // prices unchanged (pricing.Contract.Unchanged).
-func roomOfferRun(r *catalog.Room, run DayRun, st *hotelStay, c pricing.Contract, market int64, unchanged bool) (int64, bool) {
+func roomOfferRun(r *catalog.Room, run *DayRun, st *hotelStay, c pricing.Contract, market int64, unchanged bool) (int64, bool) {
 	if !st.fits(r) {
 		return 0, false
 	}
@@ -158,7 +158,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				market, marketSet = int64(h.Markets[st.nationality]), true
 				unchanged = con.Unchanged(market)
 			}
-			total, ok := roomOfferRun(r, run, &st, con, market, unchanged)
+			total, ok := roomOfferRun(r, &run, &st, con, market, unchanged)
 			if !ok || (best >= 0 && total >= bestTotal) {
 				continue
 			}

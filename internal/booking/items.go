@@ -290,7 +290,7 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 // stayTotalRun is stayTotal over a run of the stay's nights (ItemStock.Run): the same
 // rule, read in place. unchanged says that line returns the net price itself
 // (pricing.Contract.Unchanged): 32-bit nets are then summed without calling it.
-func stayTotalRun(run DayRun, nights, quantity int, unchanged bool, line func(net int64) int64) (int64, bool) {
+func stayTotalRun(run *DayRun, nights, quantity int, unchanged bool, line func(net int64) int64) (int64, bool) {
 	free := run.Free
 	if len(free) != nights || !unchanged || run.Wide != nil {
 		return stayTotalLines(run, nights, quantity, line)
@@ -307,7 +307,7 @@ func stayTotalRun(run DayRun, nights, quantity int, unchanged bool, line func(ne
 }
 
 // stayTotalLines is stayTotalRun pricing each night by line.
-func stayTotalLines(run DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
+func stayTotalLines(run *DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
 	if len(run.Free) != nights {
 		return 0, false
 	}

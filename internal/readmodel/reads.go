@@ -148,16 +148,17 @@ var scanPool = sync.Pool{New: func() any { return &itemScan{buf: make([]booking.
 // unit finds the item's unit (kind, id): most often the one after the last found.
 func (s *itemScan) unit(kind tradewind.UnitKind, id int64) *unit {
 	units := s.x.units
-	j := s.next
-	for range units {
-		if j >= len(units) {
-			j = 0
-		}
+	if j := s.next; j < len(units) {
 		if u := units[j]; u.key.id == id && u.key.kind == kind {
 			s.next = j + 1
 			return u
 		}
-		j++
+	}
+	for j, u := range units {
+		if u.key.id == id && u.key.kind == kind {
+			s.next = j + 1
+			return u
+		}
 	}
 	return nil
 }
