@@ -112,6 +112,9 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 				continue
 			}
 			run := stock.Run(tradewind.UnitSpace, sp.ID)
+			if len(run.Free) == 0 {
+				continue
+			}
 			if total, ok := stayTotalRun(&run, st.nights, 1, unchanged, con.Line); ok {
 				if x.spaces == 0 || total < x.total {
 					x.total = total
