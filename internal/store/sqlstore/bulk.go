@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +53,9 @@ func valuesList(rows, cols int, anonymous bool) string {
 // rows; appendRow appends the cols values of row i. The full-size statement is prepared
 // once and reused.
 func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, per, n int, appendRow func(args []any, i int) []any) error {
+	if q.d.DriverBatches && q.conn != nil {
+		return q.interpret(q.execBatchesDriver(ctx, prefix, suffix, cols, per, n, appendRow))
+	}
 	var full *sql.Stmt
 	defer func() {
 		if full != nil {
@@ -82,6 +86,70 @@ func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, 
 		}
 	}
 	return nil
+}
+
+// execBatchesDriver is execBatches on the transaction's driver connection: each
+// statement's values are set in one reused []driver.NamedValue and executed by the
+// driver's statement, without database/sql's per-statement checks and copies.
+func (q *queries) execBatchesDriver(ctx context.Context, prefix, suffix string, cols, per, n int, appendRow func(args []any, i int) []any) error {
+	if n == 0 {
+		return nil
+	}
+	return q.conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("bulk write: driver connection %T cannot prepare", dc)
+		}
+		var full driver.Stmt
+		defer func() {
+			if full != nil {
+				full.Close()
+			}
+		}()
+		args := make([]any, 0, min(per, n)*cols)
+		named := make([]driver.NamedValue, min(per, n)*cols)
+		for j := range named {
+			named[j].Ordinal = j + 1
+		}
+		for start := 0; start < n; start += per {
+			m := min(per, n-start)
+			args = args[:0]
+			for i := start; i < start+m; i++ {
+				args = appendRow(args, i)
+			}
+			for j, v := range args {
+				if !driver.IsValue(v) {
+					var err error
+					if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
+						return fmt.Errorf("bulk write: argument %d: %w", j+1, err)
+					}
+				}
+				named[j].Value = v
+			}
+			st := full
+			if m != per || n == per {
+				var err error
+				if st, err = pc.PrepareContext(ctx, prefix+valuesList(m, cols, q.d.Anonymous)+suffix); err != nil {
+					return err
+				}
+				defer st.Close()
+			} else if full == nil {
+				var err error
+				if full, err = pc.PrepareContext(ctx, prefix+valuesList(per, cols, q.d.Anonymous)+suffix); err != nil {
+					return err
+				}
+				st = full
+			}
+			ex, ok := st.(driver.StmtExecContext)
+			if !ok {
+				return fmt.Errorf("bulk write: driver statement %T cannot execute with a context", st)
+			}
+			if _, err := ex.ExecContext(ctx, named[:m*cols]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (q *queries) ItemListByIDs(ctx context.Context, kind tradewind.ProductType, ids []int64) ([]*store.Item, error) {
@@ -133,8 +201,55 @@ func (q *queries) ItemPutMany(ctx context.Context, items []*store.Item) error {
 // inventoryColumns are the columns an inventory write sets, in the order of inventoryValues.
 var inventoryColumns = []string{"kind", "unit_id", "item_id", "day", "capacity", "price"}
 
-func inventoryValues(args []any, r *store.InventoryRow) []any {
-	return append(args, r.Kind, r.UnitID, r.ItemID, r.Day, r.Capacity, r.Price)
+// inventoryValues appends r's values, boxed by b.
+func inventoryValues(args []any, b *rowBoxer, r *store.InventoryRow) []any {
+	return append(args, b.text(0, string(r.Kind)), b.int(1, r.UnitID), b.int(2, r.ItemID), b.day(r.Day),
+		b.int(3, int64(r.Capacity)), b.int(4, r.Price))
+}
+
+// rowBoxer boxes a bulk write's values as the drivers' own types (string, int64, which
+// database/sql passes on as they are, where a named type or an int goes through
+// reflection), reusing the boxed value of a column while it repeats from row to row and
+// of each day: a catalog is tens of millions of rows, mostly runs of one unit's days
+// at one capacity and price, and a box per value was most of the import's garbage.
+type rowBoxer struct {
+	texts [1]struct {
+		v   string
+		box any
+	}
+	ints [5]struct {
+		v   int64
+		box any
+	}
+	days map[string]any
+}
+
+func (b *rowBoxer) text(col int, v string) any {
+	c := &b.texts[col]
+	if c.box == nil || c.v != v {
+		c.v, c.box = v, v
+	}
+	return c.box
+}
+
+func (b *rowBoxer) int(col int, v int64) any {
+	c := &b.ints[col]
+	if c.box == nil || c.v != v {
+		c.v, c.box = v, v
+	}
+	return c.box
+}
+
+func (b *rowBoxer) day(v string) any {
+	box, ok := b.days[v]
+	if !ok {
+		if b.days == nil || len(b.days) > 4096 { // a few years of days; bounded all the same
+			b.days = map[string]any{}
+		}
+		box = v
+		b.days[v] = box
+	}
+	return box
 }
 
 // inventoryUpsert is the conflict clause of an inventory write: what is sold is kept.
@@ -152,9 +267,10 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 		}
 		return nil
 	}
+	var b rowBoxer
 	err := q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `,
 		inventoryUpsert, len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
-			return inventoryValues(args, &rows[i])
+			return inventoryValues(args, &b, &rows[i])
 		})
 	if err != nil {
 		return fmt.Errorf("inventory put: %w", err)
@@ -168,9 +284,10 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 		err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
 		err = q.interpret(err)
 	} else {
+		var b rowBoxer
 		err = q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `, "",
 			len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
-				return inventoryValues(args, &rows[i])
+				return inventoryValues(args, &b, &rows[i])
 			})
 	}
 	if err != nil {
@@ -182,7 +299,8 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 // inventoryRow returns the CopyFrom row function of rows; it reuses one slice.
 func inventoryRow(rows []store.InventoryRow) func(i int) []any {
 	buf := make([]any, 0, len(inventoryColumns))
-	return func(i int) []any { return inventoryValues(buf[:0], &rows[i]) }
+	var b rowBoxer
+	return func(i int) []any { return inventoryValues(buf[:0], &b, &rows[i]) }
 }
 
 // inventoryCopy loads rows into a session-local staging table with COPY, which cannot

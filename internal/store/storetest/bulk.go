@@ -92,6 +92,44 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			t.Fatalf("row %+v: want capacity 4, price 200, sold %d", r, wantSold)
 		}
 	}
+	// Inside a transaction (where SQLite hands the values straight to its driver): items
+	// in three statements, and exactly one full statement of inventory rows (5 000: 50
+	// units of 100 days, with prices and capacities that vary from row to row).
+	items[7].Data, items[7].InventoryHash = []byte(`{"n":"in a transaction"}`), "h-tx"
+	var spaces []store.InventoryRow
+	for u := int64(500); u < 550; u++ {
+		for d := range 100 {
+			day := fmt.Sprintf("2028-%02d-%02d", 1+d/28, 1+d%28)
+			spaces = append(spaces, store.InventoryRow{Kind: tradewind.UnitSpace, UnitID: u, ItemID: 2, Day: day, Capacity: d % 3, Price: 300 + int64(d)})
+		}
+	}
+	err = s.InTx(ctx, func(q store.Querier) error {
+		if err := q.ItemPutMany(ctx, items); err != nil {
+			return err
+		}
+		return q.InventoryInsert(ctx, spaces)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := s.ItemListByIDs(ctx, tradewind.ProductHotel, ids[7:8]); err != nil || len(g) != 1 ||
+		string(g[0].Data) != `{"n":"in a transaction"}` || g[0].InventoryHash != "h-tx" || g[0].CityKey != "lisbon" {
+		t.Errorf("item 8 written in a transaction = %+v, %v", g, err)
+	}
+	gotSpaces, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitSpace, ItemIDs: []int64{2}, From: "0000-01-01", To: "9999-12-31"})
+	if err != nil || len(gotSpaces) != len(spaces) {
+		t.Fatalf("spaces = %d rows, %v; want %d", len(gotSpaces), err, len(spaces))
+	}
+	want := map[string]store.InventoryRow{}
+	for _, r := range spaces {
+		want[fmt.Sprint(r.UnitID, r.Day)] = r
+	}
+	for _, r := range gotSpaces {
+		if w := want[fmt.Sprint(r.UnitID, r.Day)]; r != w {
+			t.Fatalf("space row %+v, want %+v", r, w)
+		}
+	}
+
 	// A failed transaction writes nothing.
 	boom := fmt.Errorf("boom")
 	err = s.InTx(ctx, func(q store.Querier) error {
