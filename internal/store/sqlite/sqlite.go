@@ -42,12 +42,16 @@ var Dialect = sqlstore.Dialect{
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
 	StmtCache:        true,
+	DriverBatches:    true,
 	// The writer keeps temporary data in memory (temp_store(MEMORY) in Open). A first
 	// import's by-item index build sorts every inventory row, which held there costs
 	// about 40 bytes a row of RSS (24 M rows: about 1 GB); a catalog import's
 	// transaction sorts in temporary files instead, and the writer's setting is put
-	// back after it.
-	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"},
+	// back after it. The build's sort may also use a helper thread (PRAGMA threads),
+	// which sorts and writes one run of rows while the writer reads the next: the
+	// import otherwise uses one of the machine's cores. The writer's other statements
+	// sort too little to use one; the setting is put back after the import all the same.
+	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE; PRAGMA threads = 1", "PRAGMA temp_store = MEMORY; PRAGMA threads = 0"},
 }
 
 // ReadPool is how many connections serve reads outside transactions.
