@@ -47,11 +47,8 @@ var Dialect = sqlstore.Dialect{
 	// import's by-item index build sorts every inventory row, which held there costs
 	// about 40 bytes a row of RSS (24 M rows: about 1 GB); a catalog import's
 	// transaction sorts in temporary files instead, and the writer's setting is put
-	// back after it. The build's sort may also use a helper thread (PRAGMA threads),
-	// which sorts and writes one run of rows while the writer reads the next: the
-	// import otherwise uses one of the machine's cores. The writer's other statements
-	// sort too little to use one; the setting is put back after the import all the same.
-	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE; PRAGMA threads = 1", "PRAGMA temp_store = MEMORY; PRAGMA threads = 0"},
+	// back after it.
+	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"},
 }
 
 // ReadPool is how many connections serve reads outside transactions.

@@ -67,8 +67,7 @@ func TestReadsBesideTheWriterWritesQueue(t *testing.T) {
 
 // TestBulkLoadSortsInFiles: a bulk load's transaction (a catalog import) runs with
 // temp_store FILE, so that its index build sorts in temporary files, not in the
-// process's memory, and with a sorter thread; before and after it the writer keeps
-// temp_store MEMORY and no sorter thread.
+// process's memory; before and after it the writer keeps temp_store MEMORY.
 func TestBulkLoadSortsInFiles(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
@@ -84,19 +83,8 @@ func TestBulkLoadSortsInFiles(t *testing.T) {
 		}
 		return v
 	}
-	threads := func() int {
-		t.Helper()
-		var v int
-		if err := st.SQL().QueryRowContext(ctx, `PRAGMA threads`).Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
 	if v := tempStore(); v != 2 {
 		t.Fatalf("writer temp_store = %d, want 2 (MEMORY)", v)
-	}
-	if v := threads(); v != 0 {
-		t.Fatalf("writer threads = %d, want 0", v)
 	}
 	for _, fail := range []bool{false, true} {
 		err := st.InTx(store.WithBulkLoad(ctx), func(q store.Querier) error {
@@ -116,9 +104,6 @@ func TestBulkLoadSortsInFiles(t *testing.T) {
 		}
 		if v := tempStore(); v != 2 {
 			t.Errorf("writer temp_store after a bulk load (fail %v) = %d, want 2 (MEMORY)", fail, v)
-		}
-		if v := threads(); v != 0 {
-			t.Errorf("writer threads after a bulk load (fail %v) = %d, want 0", fail, v)
 		}
 	}
 }
