@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,6 +129,52 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 		if w := want[fmt.Sprint(r.UnitID, r.Day)]; r != w {
 			t.Fatalf("space row %+v, want %+v", r, w)
 		}
+	}
+
+	// Two kinds interleaved item by item, as a batch of packages has them (departures,
+	// open days): every row is written, whatever order a store writes the kinds in, and
+	// a row written again is a conflict.
+	var mixed []store.InventoryRow
+	for u := int64(700); u < 740; u++ {
+		if u%2 == 0 {
+			mixed = append(mixed, store.InventoryRow{Kind: tradewind.UnitDeparture, UnitID: u, ItemID: u, Day: "2029-03-01", Capacity: int(u % 7), Price: u})
+			continue
+		}
+		for d := range 300 {
+			day := fmt.Sprintf("2029-%02d-%02d", 1+d/28, 1+d%28)
+			mixed = append(mixed, store.InventoryRow{Kind: tradewind.UnitPackageDay, UnitID: u, ItemID: u, Day: day, Capacity: d % 5})
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, mixed) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []tradewind.UnitKind{tradewind.UnitDeparture, tradewind.UnitPackageDay} {
+		var want []store.InventoryRow
+		var items []int64
+		for _, r := range mixed {
+			if r.Kind == kind {
+				want = append(want, r)
+				if !slices.Contains(items, r.ItemID) {
+					items = append(items, r.ItemID)
+				}
+			}
+		}
+		got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: kind, ItemIDs: items, From: "0000-01-01", To: "9999-12-31"})
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s rows = %d, %v; want %d", kind, len(got), err, len(want))
+		}
+		slices.SortFunc(got, func(a, b store.InventoryRow) int {
+			return cmp.Or(cmp.Compare(a.UnitID, b.UnitID), cmp.Compare(a.Day, b.Day))
+		})
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s row %d = %+v, want %+v", kind, i, got[i], want[i])
+			}
+		}
+	}
+	again := []store.InventoryRow{mixed[len(mixed)-1], mixed[0]}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, again) }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("InventoryInsert of existing rows of two kinds = %v, want ErrConflict", err)
 	}
 
 	// A failed transaction writes nothing.
