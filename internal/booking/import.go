@@ -130,6 +130,8 @@ type importer struct {
 	rows        int  // inventory rows written
 	first       bool // no inventory was stored: every item's stored rows are none
 	inserted    int  // of which new
+	// added, changed and docRows are one batch's rows, kept for the next batch to reuse.
+	added, changed, docRows []store.InventoryRow
 	// docOwner maps unit kind and unit id to the document's item, for the units
 	// (rooms, spaces, departures) that could collide with another item's.
 	docOwner map[tradewind.UnitKind]map[int64]int64
@@ -215,7 +217,11 @@ func (im *importer) batch(ctx context.Context, batch []stagedItem) error {
 			storedRows[r.ItemID] = append(storedRows[r.ItemID], r)
 		}
 	}
-	var added, changed, docRows []store.InventoryRow
+	// The row slices are the importer's, reused from batch to batch: a batch of 500
+	// hotels is about 550 000 rows, which grown afresh each time cost more than their
+	// expansion.
+	added, changed, docRows := im.added[:0], im.changed[:0], im.docRows[:0]
+	defer func() { im.added, im.changed, im.docRows = added[:0], changed[:0], docRows[:0] }()
 	var putItems []*store.Item
 	newUnits := map[tradewind.UnitKind][]int64{} // units of the document without stored rows of their item
 	for i := range batch {

@@ -42,6 +42,7 @@ var Dialect = sqlstore.Dialect{
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
 	StmtCache:        true,
+	DriverBatches:    true,
 	// The writer keeps temporary data in memory (temp_store(MEMORY) in Open). A first
 	// import's by-item index build sorts every inventory row, which held there costs
 	// about 40 bytes a row of RSS (24 M rows: about 1 GB); a catalog import's

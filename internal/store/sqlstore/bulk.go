@@ -3,8 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tradewind/tradewind"
@@ -48,10 +50,27 @@ func valuesList(rows, cols int, anonymous bool) string {
 	return b.String()
 }
 
+// sharedValuesList returns "(?1, …, ?shared, ?, …), …": rows groups of the shared
+// numbered parameters then cols anonymous ones, which SQLite numbers on from the
+// largest so far (shared+1, …).
+func sharedValuesList(rows, shared, cols int) string {
+	var row strings.Builder
+	row.WriteByte('(')
+	for c := 1; c <= shared; c++ {
+		fmt.Fprintf(&row, "?%d, ", c)
+	}
+	row.WriteString(strings.Repeat("?, ", cols-1))
+	row.WriteString("?)")
+	return strings.Repeat(row.String()+", ", rows-1) + row.String()
+}
+
 // execBatches runs prefix + VALUES list + suffix over n rows in statements of at most per
 // rows; appendRow appends the cols values of row i. The full-size statement is prepared
 // once and reused.
 func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, per, n int, appendRow func(args []any, i int) []any) error {
+	if q.d.DriverBatches && q.conn != nil {
+		return q.interpret(q.execBatchesDriver(ctx, prefix, suffix, nil, cols, per, n, appendRow))
+	}
 	var full *sql.Stmt
 	defer func() {
 		if full != nil {
@@ -82,6 +101,78 @@ func (q *queries) execBatches(ctx context.Context, prefix, suffix string, cols, 
 		}
 	}
 	return nil
+}
+
+// execBatchesDriver is execBatches on the transaction's driver connection: each
+// statement's values are set in one reused []driver.NamedValue and executed by the
+// driver's statement, without database/sql's per-statement checks and copies. The
+// shared values, the same for every row, are bound once per statement as the first
+// columns of each row (?1, ?2, …), and appendRow appends the cols others.
+func (q *queries) execBatchesDriver(ctx context.Context, prefix, suffix string, shared []any, cols, per, n int, appendRow func(args []any, i int) []any) error {
+	if n == 0 {
+		return nil
+	}
+	values := func(rows int) string {
+		if len(shared) == 0 {
+			return valuesList(rows, cols, q.d.Anonymous)
+		}
+		return sharedValuesList(rows, len(shared), cols)
+	}
+	return q.conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("bulk write: driver connection %T cannot prepare", dc)
+		}
+		var full driver.Stmt
+		defer func() {
+			if full != nil {
+				full.Close()
+			}
+		}()
+		args := make([]any, 0, len(shared)+min(per, n)*cols)
+		named := make([]driver.NamedValue, len(shared)+min(per, n)*cols)
+		for j := range named {
+			named[j].Ordinal = j + 1
+		}
+		for start := 0; start < n; start += per {
+			m := min(per, n-start)
+			args = append(args[:0], shared...)
+			for i := start; i < start+m; i++ {
+				args = appendRow(args, i)
+			}
+			for j, v := range args {
+				if !driver.IsValue(v) {
+					var err error
+					if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
+						return fmt.Errorf("bulk write: argument %d: %w", j+1, err)
+					}
+				}
+				named[j].Value = v
+			}
+			st := full
+			if m != per || n == per {
+				var err error
+				if st, err = pc.PrepareContext(ctx, prefix+values(m)+suffix); err != nil {
+					return err
+				}
+				defer st.Close()
+			} else if full == nil {
+				var err error
+				if full, err = pc.PrepareContext(ctx, prefix+values(per)+suffix); err != nil {
+					return err
+				}
+				st = full
+			}
+			ex, ok := st.(driver.StmtExecContext)
+			if !ok {
+				return fmt.Errorf("bulk write: driver statement %T cannot execute with a context", st)
+			}
+			if _, err := ex.ExecContext(ctx, named[:len(args)]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func (q *queries) ItemListByIDs(ctx context.Context, kind tradewind.ProductType, ids []int64) ([]*store.Item, error) {
@@ -133,8 +224,55 @@ func (q *queries) ItemPutMany(ctx context.Context, items []*store.Item) error {
 // inventoryColumns are the columns an inventory write sets, in the order of inventoryValues.
 var inventoryColumns = []string{"kind", "unit_id", "item_id", "day", "capacity", "price"}
 
-func inventoryValues(args []any, r *store.InventoryRow) []any {
-	return append(args, r.Kind, r.UnitID, r.ItemID, r.Day, r.Capacity, r.Price)
+// inventoryValues appends r's values, boxed by b.
+func inventoryValues(args []any, b *rowBoxer, r *store.InventoryRow) []any {
+	return append(args, b.text(0, string(r.Kind)), b.int(1, r.UnitID), b.int(2, r.ItemID), b.day(r.Day),
+		b.int(3, int64(r.Capacity)), b.int(4, r.Price))
+}
+
+// rowBoxer boxes a bulk write's values as the drivers' own types (string, int64, which
+// database/sql passes on as they are, where a named type or an int goes through
+// reflection), reusing the boxed value of a column while it repeats from row to row and
+// of each day: a catalog is tens of millions of rows, mostly runs of one unit's days
+// at one capacity and price, and a box per value was most of the import's garbage.
+type rowBoxer struct {
+	texts [1]struct {
+		v   string
+		box any
+	}
+	ints [5]struct {
+		v   int64
+		box any
+	}
+	days map[string]any
+}
+
+func (b *rowBoxer) text(col int, v string) any {
+	c := &b.texts[col]
+	if c.box == nil || c.v != v {
+		c.v, c.box = v, v
+	}
+	return c.box
+}
+
+func (b *rowBoxer) int(col int, v int64) any {
+	c := &b.ints[col]
+	if c.box == nil || c.v != v {
+		c.v, c.box = v, v
+	}
+	return c.box
+}
+
+func (b *rowBoxer) day(v string) any {
+	box, ok := b.days[v]
+	if !ok {
+		if b.days == nil || len(b.days) > 4096 { // a few years of days; bounded all the same
+			b.days = map[string]any{}
+		}
+		box = v
+		b.days[v] = box
+	}
+	return box
 }
 
 // inventoryUpsert is the conflict clause of an inventory write: what is sold is kept.
@@ -145,6 +283,58 @@ const inventoryUpsert = ` ON CONFLICT (kind, unit_id, day) DO UPDATE SET item_id
 // loaded with the dialect's CopyFrom rather than multi-row INSERTs.
 const copyThreshold = 2000
 
+// inventoryWrite writes rows with multi-row INSERTs ending with suffix. On the driver's
+// connection (SQLite) it writes the rows of each kind together, the kind bound once
+// per statement: binding is a large share of SQLite's cost per row, a text value the
+// dearest (copied into C memory and freed per row).
+func (q *queries) inventoryWrite(ctx context.Context, rows []store.InventoryRow, suffix string) error {
+	const prefix = `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `
+	var b rowBoxer
+	if !q.d.DriverBatches || q.conn == nil {
+		return q.execBatches(ctx, prefix, suffix, len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
+			return inventoryValues(args, &b, &rows[i])
+		})
+	}
+	write := func(kind tradewind.UnitKind, n int, row func(i int) *store.InventoryRow) error {
+		return q.interpret(q.execBatchesDriver(ctx, prefix, suffix, []any{string(kind)}, len(inventoryColumns)-1, inventoryBatch, n, func(args []any, i int) []any {
+			r := row(i)
+			return append(args, b.int(1, r.UnitID), b.int(2, r.ItemID), b.day(r.Day), b.int(3, int64(r.Capacity)), b.int(4, r.Price))
+		}))
+	}
+	mixed := false
+	for i := range rows {
+		if rows[i].Kind != rows[0].Kind {
+			mixed = true
+			break
+		}
+	}
+	if !mixed { // an import's batch of hotels, activities or rentals
+		if len(rows) == 0 {
+			return nil
+		}
+		return write(rows[0].Kind, len(rows), func(i int) *store.InventoryRow { return &rows[i] })
+	}
+	// Rows by kind, in order within each (packages' departures and open days come
+	// interleaved item by item).
+	var kinds []tradewind.UnitKind
+	var byKind [][]int32
+	for i := range rows {
+		j := slices.Index(kinds, rows[i].Kind)
+		if j < 0 {
+			j = len(kinds)
+			kinds, byKind = append(kinds, rows[i].Kind), append(byKind, nil)
+		}
+		byKind[j] = append(byKind[j], int32(i))
+	}
+	for j, k := range kinds {
+		idx := byKind[j]
+		if err := write(k, len(idx), func(i int) *store.InventoryRow { return &rows[idx[i]] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
 	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
 		if err := q.inventoryCopy(ctx, rows); err != nil {
@@ -152,10 +342,7 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 		}
 		return nil
 	}
-	err := q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `,
-		inventoryUpsert, len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
-			return inventoryValues(args, &rows[i])
-		})
+	err := q.inventoryWrite(ctx, rows, inventoryUpsert)
 	if err != nil {
 		return fmt.Errorf("inventory put: %w", err)
 	}
@@ -168,10 +355,7 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 		err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
 		err = q.interpret(err)
 	} else {
-		err = q.execBatches(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price) VALUES `, "",
-			len(inventoryColumns), inventoryBatch, len(rows), func(args []any, i int) []any {
-				return inventoryValues(args, &rows[i])
-			})
+		err = q.inventoryWrite(ctx, rows, "")
 	}
 	if err != nil {
 		return fmt.Errorf("inventory insert: %w", err)
@@ -182,7 +366,8 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 // inventoryRow returns the CopyFrom row function of rows; it reuses one slice.
 func inventoryRow(rows []store.InventoryRow) func(i int) []any {
 	buf := make([]any, 0, len(inventoryColumns))
-	return func(i int) []any { return inventoryValues(buf[:0], &rows[i]) }
+	var b rowBoxer
+	return func(i int) []any { return inventoryValues(buf[:0], &b, &rows[i]) }
 }
 
 // inventoryCopy loads rows into a session-local staging table with COPY, which cannot

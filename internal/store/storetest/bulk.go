@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,6 +93,90 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			t.Fatalf("row %+v: want capacity 4, price 200, sold %d", r, wantSold)
 		}
 	}
+	// Inside a transaction (where SQLite hands the values straight to its driver): items
+	// in three statements, and exactly one full statement of inventory rows (5 000: 50
+	// units of 100 days, with prices and capacities that vary from row to row).
+	items[7].Data, items[7].InventoryHash = []byte(`{"n":"in a transaction"}`), "h-tx"
+	var spaces []store.InventoryRow
+	for u := int64(500); u < 550; u++ {
+		for d := range 100 {
+			day := fmt.Sprintf("2028-%02d-%02d", 1+d/28, 1+d%28)
+			spaces = append(spaces, store.InventoryRow{Kind: tradewind.UnitSpace, UnitID: u, ItemID: 2, Day: day, Capacity: d % 3, Price: 300 + int64(d)})
+		}
+	}
+	err = s.InTx(ctx, func(q store.Querier) error {
+		if err := q.ItemPutMany(ctx, items); err != nil {
+			return err
+		}
+		return q.InventoryInsert(ctx, spaces)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := s.ItemListByIDs(ctx, tradewind.ProductHotel, ids[7:8]); err != nil || len(g) != 1 ||
+		string(g[0].Data) != `{"n":"in a transaction"}` || g[0].InventoryHash != "h-tx" || g[0].CityKey != "lisbon" {
+		t.Errorf("item 8 written in a transaction = %+v, %v", g, err)
+	}
+	gotSpaces, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitSpace, ItemIDs: []int64{2}, From: "0000-01-01", To: "9999-12-31"})
+	if err != nil || len(gotSpaces) != len(spaces) {
+		t.Fatalf("spaces = %d rows, %v; want %d", len(gotSpaces), err, len(spaces))
+	}
+	want := map[string]store.InventoryRow{}
+	for _, r := range spaces {
+		want[fmt.Sprint(r.UnitID, r.Day)] = r
+	}
+	for _, r := range gotSpaces {
+		if w := want[fmt.Sprint(r.UnitID, r.Day)]; r != w {
+			t.Fatalf("space row %+v, want %+v", r, w)
+		}
+	}
+
+	// Two kinds interleaved item by item, as a batch of packages has them (departures,
+	// open days): every row is written, whatever order a store writes the kinds in, and
+	// a row written again is a conflict.
+	var mixed []store.InventoryRow
+	for u := int64(700); u < 740; u++ {
+		if u%2 == 0 {
+			mixed = append(mixed, store.InventoryRow{Kind: tradewind.UnitDeparture, UnitID: u, ItemID: u, Day: "2029-03-01", Capacity: int(u % 7), Price: u})
+			continue
+		}
+		for d := range 300 {
+			day := fmt.Sprintf("2029-%02d-%02d", 1+d/28, 1+d%28)
+			mixed = append(mixed, store.InventoryRow{Kind: tradewind.UnitPackageDay, UnitID: u, ItemID: u, Day: day, Capacity: d % 5})
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, mixed) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []tradewind.UnitKind{tradewind.UnitDeparture, tradewind.UnitPackageDay} {
+		var want []store.InventoryRow
+		var items []int64
+		for _, r := range mixed {
+			if r.Kind == kind {
+				want = append(want, r)
+				if !slices.Contains(items, r.ItemID) {
+					items = append(items, r.ItemID)
+				}
+			}
+		}
+		got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: kind, ItemIDs: items, From: "0000-01-01", To: "9999-12-31"})
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s rows = %d, %v; want %d", kind, len(got), err, len(want))
+		}
+		slices.SortFunc(got, func(a, b store.InventoryRow) int {
+			return cmp.Or(cmp.Compare(a.UnitID, b.UnitID), cmp.Compare(a.Day, b.Day))
+		})
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s row %d = %+v, want %+v", kind, i, got[i], want[i])
+			}
+		}
+	}
+	again := []store.InventoryRow{mixed[len(mixed)-1], mixed[0]}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, again) }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("InventoryInsert of existing rows of two kinds = %v, want ErrConflict", err)
+	}
+
 	// A failed transaction writes nothing.
 	boom := fmt.Errorf("boom")
 	err = s.InTx(ctx, func(q store.Querier) error {
