@@ -137,12 +137,15 @@ const requestLogColumns = `partner_id, mode, at, method, path, query, route, sta
 
 // RequestLogInsert stores the bodies compressed (reqlogbody.go).
 func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	arena := bodyArenas.Get().(*bodyArena)
+	defer bodyArenas.Put(arena)
+	arena.reset()
 	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 22, requestLogBatch, len(entries),
-		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i]) })
+		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i], arena) })
 }
 
-func appendRequestLogRow(args []any, e *store.RequestLogEntry) []any {
-	req, resp, encoding := encodeRequestLogBodies(e)
+func appendRequestLogRow(args []any, e *store.RequestLogEntry, arena *bodyArena) []any {
+	req, resp, encoding := encodeRequestLogBodies(e, arena)
 	return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
 		e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
 		req, e.RequestSize, resp, e.ResponseSize, encoding)
@@ -159,10 +162,13 @@ func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEn
 			return err
 		}
 		args := make([]any, 0, requestLogBatch*22)
+		arena := bodyArenas.Get().(*bodyArena)
+		defer bodyArenas.Put(arena)
 		for start := 0; start < full; start += requestLogBatch {
 			args = args[:0]
+			arena.reset()
 			for _, e := range entries[start : start+requestLogBatch] {
-				args = appendRequestLogRow(args, e)
+				args = appendRequestLogRow(args, e, arena)
 			}
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
 				return s.interpret(err)
