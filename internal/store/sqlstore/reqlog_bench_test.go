@@ -29,23 +29,16 @@ func benchAnswer() []byte {
 }
 
 // BenchmarkRequestLogInsert is the request log writer's cost per entry (ns/op is per
-// entry): batches of 200 hotel search entries, as the writer sends them, into a
+// entry; cpu-µs/op is the process's CPU time, the database's own for
+// PostgreSQL aside): batches of 200 hotel search entries, as the writer sends them, into a
 // database that already holds entries (the indexes are not empty). Run with -cpuprofile,
 // or under callgrind, to see where an entry's cost goes.
 func BenchmarkRequestLogInsert(b *testing.B) {
-	for _, o := range storetest.Openers()[:1] {
-	 for _, variant := range []string{"base", "noidx", "nobody", "noidx-nobody"} {
-		b.Run(o.Name+"/"+variant, func(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
 			s := o.Open(b)
 			ctx := context.Background()
 			answer := benchAnswer()
-			if strings.Contains(variant, "noidx") {
-				s.SQL().Exec("DROP INDEX request_logs_request_id")
-				s.SQL().Exec("DROP INDEX request_logs_mode_at")
-			}
-			if strings.Contains(variant, "nobody") {
-				answer = answer[:10]
-			}
 			at := time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)
 			batch := make([]*store.RequestLogEntry, 200)
 			n := 0
@@ -79,7 +72,6 @@ func BenchmarkRequestLogInsert(b *testing.B) {
 			}
 			b.ReportMetric(float64(processCPU()-cpu0)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 		})
-	 }
 	}
 }
 
