@@ -49,9 +49,9 @@ func BenchmarkRequestLogInsert(b *testing.B) {
 						At: at.Add(time.Duration(n) * time.Millisecond), Method: "POST", Path: "/api/partner/v1/hotels/search",
 						Route: "POST /hotels/search", Status: 200, Duration: 3 * time.Millisecond, KeyID: 7,
 						KeyPrefix: "tw_live_ab12", ClientAddr: "127.0.0.1", UserAgent: "bench/1.0",
-						RequestID: fmt.Sprintf("req_%024x", n),
-						RequestBody:  []byte(`{"city": "LISBON", "check_in": "2027-02-03", "check_out": "2027-02-06"}`),
-						RequestSize:  72, ResponseBody: answer, ResponseSize: int64(len(answer))}
+						RequestID:   fmt.Sprintf("req_%024x", n),
+						RequestBody: []byte(`{"city": "LISBON", "check_in": "2027-02-03", "check_out": "2027-02-06"}`),
+						RequestSize: 72, ResponseBody: answer, ResponseSize: int64(len(answer))}
 				}
 			}
 			for range 10 { // entries already there
