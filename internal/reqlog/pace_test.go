@@ -58,7 +58,7 @@ func TestWriterRestsToItsShare(t *testing.T) {
 		QueueSize: 4, WriterShare: 0.25, Clock: clock, FlushInterval: time.Hour, UsageInterval: time.Hour}, after)
 	rec := func(n int) {
 		for range n {
-			l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: clock.Now(), Route: "GET /x", Status: 200})
+			l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: clock.Now(), Route: "GET /x", Status: 200}, true)
 		}
 	}
 	rec(2) // a full batch: written, then the writer rests
