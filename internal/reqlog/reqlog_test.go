@@ -97,3 +97,28 @@ func TestQueueBytesBound(t *testing.T) {
 		t.Errorf("%d entries written", len(m.entries))
 	}
 }
+
+// TestRecordNotKept: an entry recorded with keep false (its request started while the
+// log was Full) is counted in the usage and as dropped, never written; Full tells when
+// the queue is full.
+func TestRecordNotKept(t *testing.T) {
+	m := &memStore{usage: map[string]int64{}}
+	l := New(Config{Store: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), QueueSize: 2, FlushInterval: time.Hour, UsageInterval: time.Hour})
+	day := time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)
+	if l.Full() {
+		t.Fatal("a new log is Full")
+	}
+	l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: day, Route: "GET /x", Status: 429, ErrorCode: "rate_limited"}, false)
+	if st := l.Stats(); st.Dropped != 1 {
+		t.Errorf("an entry not kept: %+v", st)
+	}
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.entries) != 0 || m.usage["2027-01-04 GET /x"] != 1 {
+		t.Errorf("entries %d, usage %v: want none written and one counted", len(m.entries), m.usage)
+	}
+	if !l.Full() {
+		t.Error("a closed log is not Full")
+	}
+}
