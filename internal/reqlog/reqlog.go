@@ -8,6 +8,7 @@ package reqlog
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,9 +29,11 @@ const (
 	DefaultBatchSize     = 200
 	DefaultFlushInterval = time.Second
 	DefaultUsageInterval = 10 * time.Second
-	// DefaultWriterShare: the entry writer spends at most a quarter of the wall time
-	// writing batches (docs/request-logs.md, "The writer's share").
-	DefaultWriterShare = 0.25
+	// DefaultWriterShare: the entry writer takes at most 5 % of the server's CPU (of all
+	// its cores) writing batches, so that at full load the log costs the API little
+	// and drops (counted) what it cannot write in that share (docs/request-logs.md,
+	// "The writer's share").
+	DefaultWriterShare = 0.05
 	// writeTimeout bounds one batch write, so that a stuck database delays the writer
 	// (and the queue drops) rather than holding it forever.
 	writeTimeout = 30 * time.Second
@@ -53,12 +56,16 @@ type Config struct {
 	BatchSize     int           // entries per write; 0: DefaultBatchSize
 	FlushInterval time.Duration // the longest an entry waits for a batch to fill; 0: DefaultFlushInterval
 	UsageInterval time.Duration // how often the counters are added to the store; 0: DefaultUsageInterval
-	// WriterShare bounds the share of the wall time the entry writer spends writing: after
-	// a batch that took t it rests t·(1−share)/share before it takes the next entry, while
-	// the queue fills (and drops, counted, when full), so that at full load the writer
-	// never takes more than its share from the API. 0: DefaultWriterShare; 1 or more: it
-	// never rests. Flush and Close write everything queued whatever the share.
+	// WriterShare bounds the share of the server's CPU, all Cores together, that the
+	// entry writer (one goroutine) spends writing: its share of the wall time is
+	// WriterShare·Cores, and after a batch that took t it rests t·(1−w)/w (w that wall
+	// share) before it takes the next entry, while the queue fills (and drops, counted,
+	// when full), so that at full load the writer never takes more than its share from
+	// the API. 0: DefaultWriterShare; when WriterShare·Cores is 1 or more it never
+	// rests. Flush and Close write everything queued whatever the share.
 	WriterShare float64
+	// Cores is the number of cores WriterShare is of; 0: runtime.GOMAXPROCS.
+	Cores int
 	// Clock times the batches; nil: the system clock.
 	Clock tradewind.Clock
 }
@@ -122,6 +129,9 @@ func newLogger(cfg Config, after func(time.Duration) <-chan time.Time) *Logger {
 	}
 	if !(cfg.WriterShare > 0) { // NaN too
 		cfg.WriterShare = DefaultWriterShare
+	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = runtime.GOMAXPROCS(0)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = tradewind.SystemClock{}
@@ -266,7 +276,7 @@ func (l *Logger) writeEntries() {
 		start := l.cfg.Clock.Now()
 		l.write(batch)
 		batch = batch[:0]
-		if rest := restAfter(l.cfg.Clock.Now().Sub(start), l.cfg.WriterShare); rest > 0 {
+		if rest := restAfter(l.cfg.Clock.Now().Sub(start), l.cfg.WriterShare*float64(l.cfg.Cores)); rest > 0 {
 			l.rested.Add(int64(rest))
 			resume = l.after(rest)
 		}
@@ -313,7 +323,7 @@ func (l *Logger) writeEntries() {
 }
 
 // restAfter is how long the writer rests after a batch that took busy, so that its
-// busy share of the wall time stays at most share.
+// busy share of the wall time stays at most share (WriterShare·Cores).
 func restAfter(busy time.Duration, share float64) time.Duration {
 	if share >= 1 || busy <= 0 {
 		return 0
