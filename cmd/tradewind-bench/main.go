@@ -79,7 +79,7 @@ func main() {
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, groups on SQLite, alone on PostgreSQL)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
-	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the wall time (1: never held back)")
+	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {

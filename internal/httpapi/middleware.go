@@ -101,10 +101,11 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	// capture keeps the first reqlog.MaxBody bytes of the answer in body, and counts
-	// every byte in size, for the request log.
-	capture bool
-	body    []byte
-	size    int64
+	// every byte in size, for the request log; with errorsOnly, only an error's answer
+	// (whose code the usage counters keep).
+	capture, errorsOnly bool
+	body                []byte
+	size                int64
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -118,7 +119,7 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	if r.capture {
+	if r.capture && (!r.errorsOnly || r.status >= 400) {
 		r.size += int64(len(b))
 		if room := reqlog.MaxBody - len(r.body); room > 0 {
 			r.body = append(r.body, b[:min(room, len(b))]...)
@@ -135,12 +136,20 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		var at time.Time
 		if rec.capture {
 			at = s.cfg.Clock.Now()
+			// An entry that would be dropped anyway keeps only an error's answer, for
+			// its code; the others go to a buffer the log hands back once written.
+			if rec.errorsOnly = s.cfg.RequestLog.Full(); !rec.errorsOnly {
+				rec.body = reqlog.CaptureBuffer()
+			}
 		}
 		next.ServeHTTP(rec, r)
 		ri := infoFrom(r.Context())
 		d := time.Since(start)
-		if rec.capture && ri.key != nil {
-			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d))
+		switch {
+		case rec.capture && ri.key != nil:
+			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d), !rec.errorsOnly)
+		case rec.capture:
+			reqlog.Recycle(rec.body)
 		}
 		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
 			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID, "console", ri.console)

@@ -14,9 +14,11 @@ import (
 )
 
 // RequestRecorder takes the request log's entries (*reqlog.Logger); Record must return
-// at once.
+// at once. When Full, the request's answer is not captured and its entry is recorded
+// with keep false (counted in the usage, dropped).
 type RequestRecorder interface {
-	Record(e *store.RequestLogEntry)
+	Full() bool
+	Record(e *store.RequestLogEntry, keep bool)
 }
 
 // logEntry is the request log's entry of a request whose key resolved (ri.key set). It

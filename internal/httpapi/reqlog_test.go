@@ -260,3 +260,43 @@ func TestRequestLogWriterStalled(t *testing.T) {
 		}
 	})
 }
+
+// TestRequestLogCaptureBuffersReused: the answers' capture buffers go back to a pool
+// once their batch is written; every stored body is still its own request's answer,
+// batch after batch, with requests in flight while batches are written.
+func TestRequestLogCaptureBuffersReused(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		var l *reqlog.Logger
+		env := apitest.New(t, o, withRequestLog(&l, nil, reqlog.Config{BatchSize: 3, WriterShare: 1}))
+		env.Import(apitest.Catalog())
+		acme := env.NewPartner("acme", booking.PartnerParams{})
+		const n = 24
+		answers := make([][]byte, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				body := fmt.Sprintf(`{"destination": "Lisbon", "check_in": %q, "check_out": %q, "per_page": %d}`,
+					apitest.Day(1+i%5), apitest.Day(3+i%5), 1+i)
+				answers[i] = env.Do(apitest.Request{Method: "POST", Path: "/hotels/search", Key: acme.TestKey, Body: body,
+					Header: map[string]string{"X-Request-Id": fmt.Sprint("buf-", i)}}).Expect(t, 200, "").Raw
+			})
+		}
+		wg.Wait()
+		if err := l.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			list, err := env.Store.RequestLogList(context.Background(), store.RequestLogFilter{PartnerID: acme.ID, RequestID: fmt.Sprint("buf-", i), Limit: 2})
+			if err != nil || len(list) != 1 {
+				t.Fatalf("request buf-%d: %d entries, %v", i, len(list), err)
+			}
+			e, err := env.Store.RequestLogGet(context.Background(), acme.ID, list[0].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(e.ResponseBody) != string(answers[i]) {
+				t.Errorf("request buf-%d: stored answer\n%s\nwant\n%s", i, e.ResponseBody, answers[i])
+			}
+		}
+	})
+}

@@ -183,7 +183,7 @@ func RegisterRequestLog(reg prometheus.Registerer, stats func() RequestLogStats)
 		}, func() float64 { return float64(stats().Queued) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "tradewind_request_log_writer_rested_seconds_total",
-			Help: "Time the request log writer rested to keep to its share of the wall time (--request-log-writer-share); entries queue meanwhile.",
+			Help: "Time the request log writer rested to keep to its share of the CPU (--request-log-writer-share); entries queue meanwhile.",
 		}, func() float64 { return stats().Rested.Seconds() }),
 	)
 }

@@ -42,7 +42,7 @@ func TestRestAfter(t *testing.T) {
 }
 
 // TestWriterRestsToItsShare: after a batch that took 30 ms (test clock) the writer with
-// a share of 0.25 rests 90 ms; meanwhile it writes nothing, the queue fills and then
+// a share of 0.125 of 2 cores (a quarter of the wall time) rests 90 ms; meanwhile it writes nothing, the queue fills and then
 // drops (counted, Record never waits), and the usage counters count every request.
 // Close then writes what is queued without resting.
 func TestWriterRestsToItsShare(t *testing.T) {
@@ -55,15 +55,15 @@ func TestWriterRestsToItsShare(t *testing.T) {
 		return resume
 	}
 	l := newLogger(Config{Store: slowStore{m, clock}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), BatchSize: 2,
-		QueueSize: 4, WriterShare: 0.25, Clock: clock, FlushInterval: time.Hour, UsageInterval: time.Hour}, after)
+		QueueSize: 4, WriterShare: 0.125, Cores: 2, Clock: clock, FlushInterval: time.Hour, UsageInterval: time.Hour}, after)
 	rec := func(n int) {
 		for range n {
-			l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: clock.Now(), Route: "GET /x", Status: 200})
+			l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: clock.Now(), Route: "GET /x", Status: 200}, true)
 		}
 	}
 	rec(2) // a full batch: written, then the writer rests
 	if d := <-rests; d != 90*time.Millisecond {
-		t.Fatalf("rest after a 30 ms batch at share 0.25: %v, want 90ms", d)
+		t.Fatalf("rest after a 30 ms batch at share 0.125 of 2 cores: %v, want 90ms", d)
 	}
 	rec(6) // 4 queued, 2 dropped
 	if st := l.Stats(); st.Dropped != 2 || st.Written != 2 || st.Queued != 4 || st.Rested != 90*time.Millisecond {

@@ -8,6 +8,7 @@ package reqlog
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,15 +29,19 @@ const (
 	DefaultBatchSize     = 200
 	DefaultFlushInterval = time.Second
 	DefaultUsageInterval = 10 * time.Second
-	// DefaultWriterShare: the entry writer spends at most a quarter of the wall time
-	// writing batches (docs/request-logs.md, "The writer's share").
-	DefaultWriterShare = 0.25
+	// DefaultWriterShare: the entry writer takes at most 5 % of the server's CPU (of all
+	// its cores) writing batches, so that at full load the log costs the API little
+	// and drops (counted) what it cannot write in that share (docs/request-logs.md,
+	// "The writer's share").
+	DefaultWriterShare = 0.05
 	// writeTimeout bounds one batch write, so that a stuck database delays the writer
 	// (and the queue drops) rather than holding it forever.
 	writeTimeout = 30 * time.Second
 )
 
-// Store is what the writers need of the database.
+// Store is what the writers need of the database. RequestLogInsert must not keep the
+// entries' bodies once it returns: the response bodies' buffers are then reused
+// (CaptureBuffer).
 type Store interface {
 	RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error
 	UsageAdd(ctx context.Context, rows []tradewind.UsageRow) error
@@ -51,12 +56,16 @@ type Config struct {
 	BatchSize     int           // entries per write; 0: DefaultBatchSize
 	FlushInterval time.Duration // the longest an entry waits for a batch to fill; 0: DefaultFlushInterval
 	UsageInterval time.Duration // how often the counters are added to the store; 0: DefaultUsageInterval
-	// WriterShare bounds the share of the wall time the entry writer spends writing: after
-	// a batch that took t it rests t·(1−share)/share before it takes the next entry, while
-	// the queue fills (and drops, counted, when full), so that at full load the writer
-	// never takes more than its share from the API. 0: DefaultWriterShare; 1 or more: it
-	// never rests. Flush and Close write everything queued whatever the share.
+	// WriterShare bounds the share of the server's CPU, all Cores together, that the
+	// entry writer (one goroutine) spends writing: its share of the wall time is
+	// WriterShare·Cores, and after a batch that took t it rests t·(1−w)/w (w that wall
+	// share) before it takes the next entry, while the queue fills (and drops, counted,
+	// when full), so that at full load the writer never takes more than its share from
+	// the API. 0: DefaultWriterShare; when WriterShare·Cores is 1 or more it never
+	// rests. Flush and Close write everything queued whatever the share.
 	WriterShare float64
+	// Cores is the number of cores WriterShare is of; 0: runtime.GOMAXPROCS.
+	Cores int
 	// Clock times the batches; nil: the system clock.
 	Clock tradewind.Clock
 }
@@ -85,6 +94,9 @@ type Logger struct {
 	// after starts the writer's rest (time.After; a test double in tests).
 	after  func(time.Duration) <-chan time.Time
 	rested atomic.Int64 // nanoseconds the writer rested
+	// captured is the writer's list of a batch's captured response bodies, recycled
+	// once the batch is written.
+	captured [][]byte
 }
 
 type usageKey struct {
@@ -118,6 +130,9 @@ func newLogger(cfg Config, after func(time.Duration) <-chan time.Time) *Logger {
 	if !(cfg.WriterShare > 0) { // NaN too
 		cfg.WriterShare = DefaultWriterShare
 	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = runtime.GOMAXPROCS(0)
+	}
 	if cfg.Clock == nil {
 		cfg.Clock = tradewind.SystemClock{}
 	}
@@ -129,26 +144,62 @@ func newLogger(cfg Config, after func(time.Duration) <-chan time.Time) *Logger {
 	return l
 }
 
-// Record counts e in the usage counters and queues it for the writer, without ever
-// waiting: when the queue is full, e is dropped and counted. e belongs to the Logger
-// from then on; its bodies are redacted by the writer, off the request path.
-func (l *Logger) Record(e *store.RequestLogEntry) {
+// Full reports whether an entry recorded now would be dropped (the queue is full, or
+// the Logger closed). A request that starts while the log is full need not capture its
+// answer: it is recorded with keep false.
+func (l *Logger) Full() bool {
+	return l.closed.Load() || len(l.queue) == cap(l.queue) || l.queuedBytes.Load() >= l.cfg.QueueBytes
+}
+
+// Record counts e in the usage counters and, when keep, queues it for the writer,
+// without ever waiting: when the queue is full, or keep is false (the request started
+// while the log was Full), e is dropped and counted. e belongs to the Logger from then
+// on; its bodies are redacted by the writer, off the request path, and its response
+// body, when it came from CaptureBuffer, goes back there once written or dropped.
+func (l *Logger) Record(e *store.RequestLogEntry, keep bool) {
 	k := usageKey{e.PartnerID, e.Mode, e.At.UTC().Truncate(time.Hour), e.Route, e.Status, e.ErrorCode}
 	l.mu.Lock()
 	l.usage[k]++
 	l.mu.Unlock()
+	if !keep {
+		l.drop(e)
+		return
+	}
 	size := bodySize(e)
 	if l.closed.Load() || l.queuedBytes.Add(size) > l.cfg.QueueBytes {
 		l.queuedBytes.Add(-size)
-		l.dropped.Add(1)
+		l.drop(e)
 		return
 	}
 	select {
 	case l.queue <- e:
 	default:
 		l.queuedBytes.Add(-size)
-		l.dropped.Add(1)
+		l.drop(e)
 	}
+}
+
+func (l *Logger) drop(e *store.RequestLogEntry) {
+	l.dropped.Add(1)
+	Recycle(e.ResponseBody)
+}
+
+// captureBuffers hold the answers captured for the log (*[]byte, so that a Put does not
+// allocate): a search answer of ~7 KB per request is otherwise garbage the collector
+// has to keep up with.
+var captureBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+// CaptureBuffer returns an empty buffer for a response body that will be Recorded.
+func CaptureBuffer() []byte { return (*captureBuffers.Get().(*[]byte))[:0] }
+
+// Recycle hands back a buffer from CaptureBuffer that was not Recorded; Record hands
+// back those it takes. A buffer grown past two bodies' worth is left to the collector.
+func Recycle(b []byte) {
+	if cap(b) == 0 || cap(b) > 2*MaxBody {
+		return
+	}
+	b = b[:0]
+	captureBuffers.Put(&b)
 }
 
 func bodySize(e *store.RequestLogEntry) int64 { return int64(len(e.RequestBody) + len(e.ResponseBody)) }
@@ -225,7 +276,7 @@ func (l *Logger) writeEntries() {
 		start := l.cfg.Clock.Now()
 		l.write(batch)
 		batch = batch[:0]
-		if rest := restAfter(l.cfg.Clock.Now().Sub(start), l.cfg.WriterShare); rest > 0 {
+		if rest := restAfter(l.cfg.Clock.Now().Sub(start), l.cfg.WriterShare*float64(l.cfg.Cores)); rest > 0 {
 			l.rested.Add(int64(rest))
 			resume = l.after(rest)
 		}
@@ -272,7 +323,7 @@ func (l *Logger) writeEntries() {
 }
 
 // restAfter is how long the writer rests after a batch that took busy, so that its
-// busy share of the wall time stays at most share.
+// busy share of the wall time stays at most share (WriterShare·Cores).
 func restAfter(busy time.Duration, share float64) time.Duration {
 	if share >= 1 || busy <= 0 {
 		return 0
@@ -283,14 +334,22 @@ func restAfter(busy time.Duration, share float64) time.Duration {
 // write redacts and stores a batch; a failed batch is logged and counted, never retried
 // (the queue behind it keeps filling).
 func (l *Logger) write(batch []*store.RequestLogEntry) {
+	captured := l.captured[:0]
 	for _, e := range batch {
+		captured = append(captured, e.ResponseBody)
 		e.RequestBody = RedactJSON(e.RequestBody)
 		e.ResponseBody = RedactJSON(e.ResponseBody)
 		e.Query = RedactQuery(e.Query)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := l.cfg.Store.RequestLogInsert(ctx, batch); err != nil {
+	err := l.cfg.Store.RequestLogInsert(ctx, batch)
+	for i, b := range captured {
+		Recycle(b)
+		captured[i] = nil
+	}
+	l.captured = captured[:0]
+	if err != nil {
 		l.failed.Add(int64(len(batch)))
 		l.cfg.Logger.Error("request log: batch not written", "entries", len(batch), "err", err)
 		return

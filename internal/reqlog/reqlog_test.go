@@ -53,7 +53,7 @@ func TestUsageKeptWhenFlushFails(t *testing.T) {
 	day := time.Date(2027, 1, 4, 23, 59, 0, 0, time.UTC)
 	for i := range 5 {
 		l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: day.Add(time.Duration(i) * 30 * time.Second),
-			Route: "GET /x", Status: 200, ResponseBody: []byte(`{"secret":"whsec_1"}`)})
+			Route: "GET /x", Status: 200, ResponseBody: []byte(`{"secret":"whsec_1"}`)}, true)
 	}
 	if err := l.Flush(context.Background()); err == nil {
 		t.Fatal("Flush reported no error while UsageAdd failed")
@@ -61,7 +61,7 @@ func TestUsageKeptWhenFlushFails(t *testing.T) {
 	m.mu.Lock()
 	m.failUsage = false
 	m.mu.Unlock()
-	l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: day, Route: "GET /x", Status: 200})
+	l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: day, Route: "GET /x", Status: 200}, true)
 	if err := l.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestUsageKeptWhenFlushFails(t *testing.T) {
 		t.Errorf("stats = %+v", st)
 	}
 	// After Close, entries are dropped and counted; their usage is still counted.
-	l.Record(&store.RequestLogEntry{PartnerID: 1, At: day})
+	l.Record(&store.RequestLogEntry{PartnerID: 1, At: day}, true)
 	if st := l.Stats(); st.Dropped != 1 {
 		t.Errorf("an entry recorded after Close: %+v", st)
 	}
@@ -86,7 +86,7 @@ func TestUsageKeptWhenFlushFails(t *testing.T) {
 func TestQueueBytesBound(t *testing.T) {
 	m := &memStore{usage: map[string]int64{}}
 	l := New(Config{Store: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), QueueBytes: 100, FlushInterval: time.Hour, UsageInterval: time.Hour})
-	l.Record(&store.RequestLogEntry{PartnerID: 1, RequestBody: make([]byte, 101)})
+	l.Record(&store.RequestLogEntry{PartnerID: 1, RequestBody: make([]byte, 101)}, true)
 	if st := l.Stats(); st.Dropped != 1 {
 		t.Errorf("an entry larger than QueueBytes was queued: %+v", st)
 	}
@@ -95,5 +95,30 @@ func TestQueueBytesBound(t *testing.T) {
 	}
 	if len(m.entries) != 0 {
 		t.Errorf("%d entries written", len(m.entries))
+	}
+}
+
+// TestRecordNotKept: an entry recorded with keep false (its request started while the
+// log was Full) is counted in the usage and as dropped, never written; Full tells when
+// the queue is full.
+func TestRecordNotKept(t *testing.T) {
+	m := &memStore{usage: map[string]int64{}}
+	l := New(Config{Store: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), QueueSize: 2, FlushInterval: time.Hour, UsageInterval: time.Hour})
+	day := time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)
+	if l.Full() {
+		t.Fatal("a new log is Full")
+	}
+	l.Record(&store.RequestLogEntry{PartnerID: 1, Mode: tradewind.ModeTest, At: day, Route: "GET /x", Status: 429, ErrorCode: "rate_limited"}, false)
+	if st := l.Stats(); st.Dropped != 1 {
+		t.Errorf("an entry not kept: %+v", st)
+	}
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.entries) != 0 || m.usage["2027-01-04 GET /x"] != 1 {
+		t.Errorf("entries %d, usage %v: want none written and one counted", len(m.entries), m.usage)
+	}
+	if !l.Full() {
+		t.Error("a closed log is not Full")
 	}
 }

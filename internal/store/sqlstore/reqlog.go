@@ -137,12 +137,15 @@ const requestLogColumns = `partner_id, mode, at, method, path, query, route, sta
 
 // RequestLogInsert stores the bodies compressed (reqlogbody.go).
 func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	arena := bodyArenas.Get().(*bodyArena)
+	defer bodyArenas.Put(arena)
+	arena.reset()
 	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 22, requestLogBatch, len(entries),
-		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i]) })
+		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i], arena) })
 }
 
-func appendRequestLogRow(args []any, e *store.RequestLogEntry) []any {
-	req, resp, encoding := encodeRequestLogBodies(e)
+func appendRequestLogRow(args []any, e *store.RequestLogEntry, arena *bodyArena) []any {
+	req, resp, encoding := encodeRequestLogBodies(e, arena)
 	return append(args, e.PartnerID, string(e.Mode), ts(e.At), e.Method, e.Path, e.Query, e.Route, e.Status, e.ErrorCode,
 		e.Duration.Microseconds(), e.KeyID, e.KeyPrefix, e.ClientAddr, e.UserAgent, e.RequestID, e.IdempotencyKey, e.Console,
 		req, e.RequestSize, resp, e.ResponseSize, encoding)
@@ -152,6 +155,9 @@ func appendRequestLogRow(args []any, e *store.RequestLogEntry) []any {
 // batches with a statement prepared once and kept, rather than having the database
 // parse and plan a 4 400-parameter statement for every batch; the rest as queries does.
 func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	if s.dialect.CopyFrom != nil && len(entries) >= requestLogCopyMin {
+		return s.requestLogCopy(ctx, entries)
+	}
 	full := len(entries) / requestLogBatch * requestLogBatch
 	if full > 0 {
 		stmt, err := s.requestLogInsertStmt(ctx)
@@ -159,10 +165,13 @@ func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEn
 			return err
 		}
 		args := make([]any, 0, requestLogBatch*22)
+		arena := bodyArenas.Get().(*bodyArena)
+		defer bodyArenas.Put(arena)
 		for start := 0; start < full; start += requestLogBatch {
 			args = args[:0]
+			arena.reset()
 			for _, e := range entries[start : start+requestLogBatch] {
-				args = appendRequestLogRow(args, e)
+				args = appendRequestLogRow(args, e, arena)
 			}
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
 				return s.interpret(err)
@@ -170,6 +179,30 @@ func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEn
 		}
 	}
 	return s.queries.RequestLogInsert(ctx, entries[full:])
+}
+
+// requestLogCopyMin is the batch from which the writer loads entries with the
+// dialect's CopyFrom (PostgreSQL's COPY, one statement with no parameters to bind or
+// plan) rather than a multi-row INSERT.
+const requestLogCopyMin = 20
+
+var requestLogColumnList = strings.Fields(strings.ReplaceAll(requestLogColumns, ",", " "))
+
+func (s *DB) requestLogCopy(ctx context.Context, entries []*store.RequestLogEntry) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.interpret(err)
+	}
+	defer conn.Close()
+	arena := bodyArenas.Get().(*bodyArena)
+	defer bodyArenas.Put(arena)
+	arena.reset()
+	row := make([]any, 0, len(requestLogColumnList))
+	return s.interpret(s.dialect.CopyFrom(ctx, conn, "request_logs", requestLogColumnList, len(entries), func(i int) []any {
+		// CopyFrom encodes a row before it asks for the next: one slice serves them all.
+		row = appendRequestLogRow(row[:0], entries[i], arena)
+		return row
+	}))
 }
 
 func (s *DB) requestLogInsertStmt(ctx context.Context) (*sql.Stmt, error) {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 
@@ -24,13 +25,37 @@ const (
 // ~150 000 for zstd's fastest level (with or without entropy coding), for 1 362 bytes
 // against 635-832 (BenchmarkBodyCodecs, counted with callgrind).
 
-// encodeRequestLogBodies returns the entry's bodies as stored and their encoding.
-func encodeRequestLogBodies(e *store.RequestLogEntry) (req, resp []byte, encoding string) {
+// encodeRequestLogBodies returns the entry's bodies as stored and their encoding; the
+// compressed ones are in arena.
+func encodeRequestLogBodies(e *store.RequestLogEntry, arena *bodyArena) (req, resp []byte, encoding string) {
 	if len(e.RequestBody)+len(e.ResponseBody) < bodyCompressMin {
 		return nonNil(e.RequestBody), nonNil(e.ResponseBody), bodyEncodingNone
 	}
-	return s2.Encode(nil, e.RequestBody), s2.Encode(nil, e.ResponseBody), bodyEncodingS2
+	return arena.encode(e.RequestBody), arena.encode(e.ResponseBody), bodyEncodingS2
 }
+
+// bodyArena holds a batch's compressed bodies, so that a batch allocates once for all
+// of them rather than once per body (the writer's garbage is the API's garbage
+// collection). Its slices stay valid until reset.
+type bodyArena struct{ buf []byte }
+
+var bodyArenas = sync.Pool{New: func() any { return &bodyArena{buf: make([]byte, 0, 1<<20)} }}
+
+func (a *bodyArena) encode(src []byte) []byte {
+	need := s2.MaxEncodedLen(len(src))
+	if need < 0 {
+		need = len(src) + len(src)/4 + 64 // too long for s2's own bound: never for a log body
+	}
+	if cap(a.buf)-len(a.buf) < need {
+		// A new buffer: the slices already handed out keep the old one.
+		a.buf = make([]byte, 0, max(2*cap(a.buf), need))
+	}
+	out := s2.Encode(a.buf[len(a.buf):len(a.buf)+need], src)
+	a.buf = a.buf[:len(a.buf)+len(out)]
+	return out
+}
+
+func (a *bodyArena) reset() { a.buf = a.buf[:0] }
 
 // DecodeRequestLogBody returns a stored body as it was captured (redacted), given the
 // row's body_encoding. Tests read the raw table with it.
