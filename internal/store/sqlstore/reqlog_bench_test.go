@@ -3,30 +3,15 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
-
-// benchAnswer is a hotel search answer of the shape and size (~7 KB) the API gives.
-func benchAnswer() []byte {
-	var b strings.Builder
-	b.WriteString(`{"data":{"hotels":[`)
-	for i := range 20 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"hotel_id":"htl_%05d","name":"Hotel %d Lisboa","city":"LISBON","stars":%d,"rooms":[{"room_id":"rm_%05d_1","name":"Double","board":"room_only","available":%d,"price":{"amount":%d,"currency":"EUR"},"nightly":[{"date":"2026-12-23","amount":%d},{"date":"2026-12-24","amount":%d},{"date":"2026-12-25","amount":%d}]}],"cancellation":{"free_until":"2026-12-20"}}`,
-			i*37, i, 1+i%5, i*37, i%7, 10000+i*313, 3000+i*7, 3100+i*11, 3200+i*13)
-	}
-	b.WriteString(`]},"page":1,"per_page":20,"total":240}`)
-	return []byte(b.String())
-}
 
 // BenchmarkRequestLogInsert is the request log writer's cost per entry (ns/op is per
 // entry; cpu-µs/op is the process's CPU time, the database's own for
@@ -38,7 +23,7 @@ func BenchmarkRequestLogInsert(b *testing.B) {
 		b.Run(o.Name, func(b *testing.B) {
 			s := o.Open(b)
 			ctx := context.Background()
-			answer := benchAnswer()
+			answer := sqlstore.SampleAnswer()
 			at := time.Date(2027, 1, 4, 12, 0, 0, 0, time.UTC)
 			batch := make([]*store.RequestLogEntry, 200)
 			n := 0
