@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"github.com/tradewind/tradewind"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/apitest"
@@ -16,7 +18,11 @@ import (
 // city) with 60 days of inventory, and a partner with a large credit line.
 func benchService(b *testing.B, o storetest.Opener) (*booking.Service, *booking.Caller, *catalog.Document) {
 	b.Helper()
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 2000, Cities: 20, Days: 60, Seed: 1, Start: apitest.Start})
+	hotels := 2000
+	if n, err := strconv.Atoi(os.Getenv("TRADEWIND_BENCH_HOTELS")); err == nil && n > 0 {
+		hotels = n // a smaller catalog, for instruction counts (callgrind) of the booking path
+	}
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: hotels, Cities: 20, Days: 60, Seed: 1, Start: apitest.Start})
 	svc, c := liveService(b, o, apitest.NewClock(apitest.Start), doc, "100000000")
 	return svc, c, doc
 }

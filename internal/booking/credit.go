@@ -14,13 +14,19 @@ import (
 // (store.CreditMove). Every credit change goes through here (Book; Cancel, Reject and
 // the sandbox timers through end), so the ledger always adds up to the credit used. A
 // booking that drew nothing (a test booking) moves nothing. A refused draw is 402
-// credit_blocked or insufficient_credit.
+// credit_blocked or insufficient_credit. In a group commit a booking's draw is left to
+// the group (laterDraws), which makes it with the group's others or runs them alone.
 func (s *Service) moveCredit(ctx context.Context, tx store.Querier, b *tradewind.Booking, kind string) error {
 	if b.CreditDrawn <= 0 {
 		return nil
 	}
-	ok, err := tx.CreditMove(ctx, &store.LedgerEntry{PartnerID: b.PartnerID, BookingID: b.ID, Reference: b.Reference,
-		Kind: kind, Amount: b.CreditDrawn, Currency: b.Currency, At: s.now()})
+	e := &store.LedgerEntry{PartnerID: b.PartnerID, BookingID: b.ID, Reference: b.Reference,
+		Kind: kind, Amount: b.CreditDrawn, Currency: b.Currency, At: s.now()}
+	if d := laterDraws(ctx); d != nil && kind == store.LedgerDraw {
+		d.entries = append(d.entries, e) // the group draws it, with its other bookings' (group.go)
+		return nil
+	}
+	ok, err := tx.CreditMove(ctx, e)
 	if err != nil || ok {
 		return err
 	}

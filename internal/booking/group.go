@@ -3,6 +3,8 @@ package booking
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,11 +20,16 @@ import (
 // (serialization failure, deadlock, a failed savepoint statement), every booking of it
 // runs again alone, in a transaction of its own, with the store's usual retries.
 //
+// The bookings' credit draws are made last, by the group: one statement per partner
+// for all its bookings of the group (drawAll), so a partner's row is taken once per
+// group and held only for that statement and the commit. When they do not all fit,
+// the group runs alone instead, and each booking is answered its own refusal or not.
+//
 // One group at a time runs its bookings; the next one starts when the previous one
-// has run them and is committing. On SQLite the next group then waits for the writer
-// connection; on PostgreSQL it overlaps the previous commit and waits for the
-// partner's credit row at its first draw at most, which the committing group no
-// longer needs: two groups never hold rows the other waits for.
+// has run them and is drawing and committing. On SQLite the next group then waits for
+// the writer connection; on PostgreSQL it overlaps the previous commit and waits for a
+// partner's credit row at its own draws at most, after its bookings ran: two groups
+// never hold rows the other waits for.
 //
 // The rules of a booking are not here: a job is book's transaction function, the same
 // one a booking that runs alone uses.
@@ -173,6 +180,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	g.groups.Add(1)
 	g.grouped.Add(int64(len(batch)))
 	results := make([]error, len(batch))
+	var draws []*store.LedgerEntry // the credit draws of the bookings that ran
 	ran := false
 	err := g.st.InTx(context.Background(), func(tx store.Querier) error {
 		if ran {
@@ -191,7 +199,9 @@ func (g *groupCommitter) commit(batch []*txJob) {
 			// The booking's statements run on the group's transaction: a cancelled
 			// request must not interrupt them (SQLite rolls the whole transaction back
 			// on an interrupted write), so they run with its values and no cancellation.
-			ctx := context.WithoutCancel(j.ctx)
+			// Its credit draw is left to the group, below.
+			later := &drawsLater{}
+			ctx := context.WithValue(context.WithoutCancel(j.ctx), drawsLaterKey{}, later)
 			if err := sp.Savepoint(ctx, "booking"); err != nil {
 				return err
 			}
@@ -204,13 +214,17 @@ func (g *groupCommitter) commit(batch []*txJob) {
 				} else {
 					results[i] = errRunAlone // a database error: alone, with the store's retries
 				}
+			} else {
+				draws = append(draws, later.entries...)
 			}
 			if err := sp.ReleaseSavepoint(ctx, "booking"); err != nil {
 				return err
 			}
 		}
+		// The next group may run its bookings now: it holds no partner's row until its
+		// own draws, which wait for this group's commit.
 		release()
-		return nil
+		return drawAll(tx, draws)
 	})
 	answered = true
 	for i, j := range batch {
@@ -224,6 +238,44 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		}
 		close(j.done)
 	}
+}
+
+// drawsLater collects the credit draws of one booking of a group (moveCredit).
+type drawsLater struct{ entries []*store.LedgerEntry }
+
+type drawsLaterKey struct{}
+
+// laterDraws returns where a booking running in a group leaves its credit draws; nil
+// when it runs alone and draws itself.
+func laterDraws(ctx context.Context) *drawsLater {
+	d, _ := ctx.Value(drawsLaterKey{}).(*drawsLater)
+	return d
+}
+
+// drawAll makes the credit draws of a group's bookings, once their statements ran: one
+// store.CreditDrawAll per partner, in partner order, as every group takes them (two
+// groups drawing for the same partners never wait for each other). Each partner's row is then held for one statement and the commit
+// per group, not per booking. If a partner's draws do not all fit, the group does not
+// commit and every booking runs alone, drawing its own credit (errRunAlone): the
+// refusal is then answered to exactly the bookings that do not fit, in their order.
+func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
+	if len(draws) == 0 {
+		return nil
+	}
+	byPartner := map[int64][]*store.LedgerEntry{}
+	for _, e := range draws {
+		byPartner[e.PartnerID] = append(byPartner[e.PartnerID], e)
+	}
+	for _, pid := range slices.Sorted(maps.Keys(byPartner)) {
+		ok, err := tx.CreditDrawAll(context.Background(), byPartner[pid])
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errRunAlone
+		}
+	}
+	return nil
 }
 
 // ownAnswer reports an error that is the booking's own answer whatever the rest of its

@@ -2,6 +2,7 @@ package booking_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -150,5 +151,122 @@ func TestGroupCommitAnswersEachBooking(t *testing.T) {
 		if _, _, err := svc.Book(ctx, c, "g", small(3)); tradewind.ErrorCode(err) != tradewind.ECodeInvalidQuote {
 			t.Errorf("a third booking of the room's two: %v, want invalid_quote", err)
 		}
+	})
+}
+
+// runAsOneGroup books every request at once as one group commit and returns each
+// answer's error, in order.
+func runAsOneGroup(t *testing.T, svc *booking.Service, callers []*booking.Caller, reqs []*booking.BookRequest) []error {
+	t.Helper()
+	queued, release := booking.HoldBookGroups(svc)
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, errs[i] = svc.Book(context.Background(), callers[i], fmt.Sprint("group-", i, "-", reqs[i].CheckIn), reqs[i])
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for queued() < len(reqs) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	n := queued()
+	release()
+	wg.Wait()
+	if n != len(reqs) {
+		t.Fatalf("%d bookings queued for a group, want %d", n, len(reqs))
+	}
+	return errs
+}
+
+// TestGroupCommitDrawsOncePerPartner: a group's credit draws are made together at its
+// end, per partner: when they fit, every booking commits and each partner's ledger
+// adds up, entry by entry, to its credit used; when one partner's do not all fit, the
+// group runs alone and exactly the bookings that fit are made (the others 402).
+func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax
+		night := func(day int) *booking.BookRequest {
+			return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+				RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
+				Guest: &booking.Guest{Name: "G"}}
+		}
+		pre, err := svc.Prebook(ctx, c, &night(3).QuoteRequest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		price := pre.TotalPrice.Minor
+		partner := func(name string, limit int64) *booking.Caller {
+			l := fmt.Sprintf("%d.%02d", limit/100, limit%100)
+			p, err := svc.CreatePartner(ctx, name, booking.PartnerParams{CreditLimit: &l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, _, err := svc.IssueKey(ctx, name, booking.KeyParams{Mode: "live"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &booking.Caller{Partner: p, Key: k}
+		}
+		ledgerAddsUp := func(cl *booking.Caller, want int) {
+			t.Helper()
+			p, err := svc.Store.PartnerGetByID(ctx, cl.Partner.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := svc.Store.CreditLedgerList(ctx, store.LedgerQuery{PartnerID: cl.Partner.ID, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != want || p.CreditUsed != int64(want)*price {
+				t.Fatalf("%s: %d ledger entries, credit used %d; want %d and %d", p.Name, len(entries), p.CreditUsed, want, int64(want)*price)
+			}
+			balance := p.CreditUsed
+			for _, e := range entries { // newest first
+				if e.BalanceAfter != balance || e.Amount != price || e.Kind != store.LedgerDraw {
+					t.Fatalf("%s: entry %+v, want a draw of %d leaving %d", p.Name, e, price, balance)
+				}
+				balance -= e.Amount
+			}
+		}
+
+		// Two partners' bookings in one group, all fitting.
+		other := partner("other", 10*price)
+		groups0, _ := svc.BookGroupStats()
+		errs := runAsOneGroup(t, svc, []*booking.Caller{c, other, c, other},
+			[]*booking.BookRequest{night(3), night(3), night(4), night(4)})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("booking %d: %v", i, err)
+			}
+		}
+		if groups, _ := svc.BookGroupStats(); groups != groups0+1 {
+			t.Fatalf("%d groups, want one", groups-groups0)
+		}
+		ledgerAddsUp(c, 2)
+		ledgerAddsUp(other, 2)
+
+		// Three bookings of a partner whose credit holds two: two made, one refused.
+		tight := partner("tight", 2*price)
+		errs = runAsOneGroup(t, svc, []*booking.Caller{tight, tight, tight}, []*booking.BookRequest{night(5), night(6), night(7)})
+		made, refused := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				made++
+			case tradewind.ErrorCode(err) == tradewind.ECodeInsufficientCredit:
+				refused++
+			default:
+				t.Fatalf("tight partner: %v", err)
+			}
+		}
+		if made != 2 || refused != 1 {
+			t.Fatalf("tight partner: %d made, %d refused; want 2 and 1", made, refused)
+		}
+		ledgerAddsUp(tight, 2)
 	})
 }

@@ -124,8 +124,25 @@ func newReference(p tradewind.ProductType) string {
 	return referencePrefix[p] + "-" + randomString(alnum, 8)
 }
 
-// NewEventID returns a new "evt_…" event id.
-func NewEventID() string { return "evt_" + randomString(base62, 24) }
+// sortable62 is base62 in byte order, for the part of an id that orders it.
+const sortable62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewEventID returns a new "evt_…" event id for an event created at: 9 characters of
+// the time (microseconds, in byte order, as the event's created_at already tells), then
+// 15 random ones (89 bits: what makes it unique). Events made one after another then
+// land next to each other in the events' primary key index instead of on a random page
+// each: a group commit of bookings writes one page of it, not one per event.
+func NewEventID(at time.Time) string {
+	var buf [4 + 9 + 15]byte
+	copy(buf[:], "evt_")
+	us := max(at.UnixMicro(), 0)
+	for i := 4 + 8; i >= 4; i-- {
+		buf[i] = sortable62[us%62]
+		us /= 62
+	}
+	copy(buf[4+9:], randomString(base62, 15))
+	return string(buf[:])
+}
 
 // emit writes an event for partnerID in the caller's transaction.
 func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ tradewind.EventType, data any) error {
@@ -133,7 +150,8 @@ func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, ty
 	if err != nil {
 		return err
 	}
-	return q.EventCreate(ctx, &tradewind.Event{ID: NewEventID(), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: s.now()})
+	now := s.now()
+	return q.EventCreate(ctx, &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: now})
 }
 
 // notFound is the 404 every lookup of a missing or foreign resource returns.

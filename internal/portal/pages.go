@@ -307,7 +307,8 @@ func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eve
 	if err != nil {
 		return "", err
 	}
-	e := &tradewind.Event{ID: booking.NewEventID(), PartnerID: m.Partner.ID, Type: tradewind.EventType(eventType), Data: raw, CreatedAt: s.now()}
+	now := s.now()
+	e := &tradewind.Event{ID: booking.NewEventID(now), PartnerID: m.Partner.ID, Type: tradewind.EventType(eventType), Data: raw, CreatedAt: now}
 	err = s.store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) })
 	if err != nil {
 		return "", mapNotFound(err, "Webhook subscription")

@@ -188,6 +188,14 @@ type PortalQuerier interface {
 	// false when a draw is refused (nothing written). ErrConflict when the booking has
 	// an entry of e.Kind already; ErrNotFound for a release of an unknown partner.
 	CreditMove(ctx context.Context, e *LedgerEntry) (bool, error)
+	// CreditDrawAll draws the sum of entries, one partner's draws (Kind LedgerDraw), at
+	// once: only if the partner is not blocked and the limit holds for the sum (then
+	// each draw alone would have been made, in their order). It records every entry in
+	// the ledger, in their order, with the credit used after it; run it in InTx. It sets
+	// each entry's ID and BalanceAfter; false when refused (nothing written).
+	// ErrConflict when a booking has a draw already. One statement holding the
+	// partner's row for a group of bookings, rather than one each (group commit).
+	CreditDrawAll(ctx context.Context, entries []*LedgerEntry) (bool, error)
 	// CreditLedgerList returns a page of the partner's ledger, newest first.
 	CreditLedgerList(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
 	// BookingCount counts the bookings matching f (its Limit and Before ignored).

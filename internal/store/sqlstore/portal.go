@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -352,6 +353,58 @@ func (q *queries) CreditMove(ctx context.Context, e *store.LedgerEntry) (bool, e
 		return false, store.ErrNotFound
 	}
 	if err != nil {
+		return false, q.interpret(err)
+	}
+	return true, nil
+}
+
+func (q *queries) CreditDrawAll(ctx context.Context, entries []*store.LedgerEntry) (bool, error) {
+	if len(entries) == 0 {
+		return true, nil
+	}
+	var total int64
+	for _, e := range entries {
+		if e.Kind != store.LedgerDraw || e.PartnerID != entries[0].PartnerID || e.Amount <= 0 {
+			return false, fmt.Errorf("credit draw all: every entry must be a positive draw of partner %d", entries[0].PartnerID)
+		}
+		total += e.Amount
+	}
+	var used int64
+	err := q.db.QueryRowContext(ctx, creditDraw+` RETURNING credit_used`, entries[0].PartnerID, total).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, q.interpret(err)
+	}
+	// The credit used after each entry: what it was before the sum, and the entries so far.
+	balance := used - total
+	args := make([]any, 0, 8*len(entries))
+	rows := make([]string, 0, len(entries))
+	byBooking := make(map[int64]*store.LedgerEntry, len(entries))
+	for i, e := range entries {
+		balance += e.Amount
+		e.BalanceAfter = balance
+		byBooking[e.BookingID] = e
+		args = append(args, e.PartnerID, e.BookingID, e.Reference, e.Kind, e.Amount, e.Currency, e.BalanceAfter, ts(e.At))
+		rows = append(rows, "("+placeholders(8*i+1, 8)+")")
+	}
+	res, err := q.db.QueryContext(ctx, `INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency,
+		balance_after, created_at) VALUES `+strings.Join(rows, ", ")+` RETURNING id, booking_id`, args...)
+	if err != nil {
+		return false, q.interpret(err)
+	}
+	defer res.Close()
+	for res.Next() { // RETURNING's order is not promised: matched by booking
+		var id, booking int64
+		if err := res.Scan(&id, &booking); err != nil {
+			return false, err
+		}
+		if e := byBooking[booking]; e != nil {
+			e.ID = id
+		}
+	}
+	if err := res.Err(); err != nil {
 		return false, q.interpret(err)
 	}
 	return true, nil

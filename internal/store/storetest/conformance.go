@@ -69,6 +69,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		// The credit ledger and TOTP steps: ledger.go.
 		"CreditLedger":           exerciseCreditLedger,
 		"ConcurrentCreditLedger": exerciseConcurrentCreditLedger,
+		"CreditDrawAll":          exerciseCreditDrawAll,
 		"TOTPStep":               exerciseTOTPStep,
 		"RecoveryCodeUse":        exerciseRecoveryCodeUse,
 		// Request logs and usage counters: reqlog.go.

@@ -256,3 +256,98 @@ func exerciseRecoveryCodeUse(t *testing.T, s store.Store) {
 		t.Fatalf("no such user: %v; want ErrNotFound", err)
 	}
 }
+
+// exerciseCreditDrawAll: a group's draws of one partner are made at once when their sum
+// fits, each recorded in order with the credit used after it; a sum over the limit, or
+// a blocked partner, draws and records nothing; a booking drawn already conflicts.
+func exerciseCreditDrawAll(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme") // limit 10 000
+	var bookings []*tradewind.Booking
+	entries := func(amounts ...int64) []*store.LedgerEntry {
+		var out []*store.LedgerEntry
+		for _, a := range amounts {
+			b := newBooking(p, fmt.Sprintf("HTL-DRAWALL%d", len(bookings)), "", "")
+			b.CreditDrawn, b.TotalPrice = a, a
+			if err := s.BookingCreate(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			bookings = append(bookings, b)
+			out = append(out, &store.LedgerEntry{PartnerID: p.ID, BookingID: b.ID, Reference: b.Reference,
+				Kind: store.LedgerDraw, Amount: a, Currency: "EUR", At: now})
+		}
+		return out
+	}
+	drawAll := func(es []*store.LedgerEntry) (ok bool, err error) {
+		err = s.InTx(ctx, func(q store.Querier) (err error) {
+			ok, err = q.CreditDrawAll(ctx, es)
+			return err
+		})
+		return ok, err
+	}
+	used := func() int64 {
+		t.Helper()
+		got, err := s.PartnerGetByID(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.CreditUsed
+	}
+	if ok, err := moveCredit(ctx, s, mkDrawn(t, s, p, "HTL-DRAWALLX", 1000), store.LedgerDraw, now); err != nil || !ok {
+		t.Fatalf("first draw: %v, %v", ok, err)
+	}
+	first := entries(3000, 500, 2500)
+	if ok, err := drawAll(first); err != nil || !ok {
+		t.Fatalf("draws that fit: %v, %v", ok, err)
+	}
+	if u := used(); u != 7000 {
+		t.Fatalf("credit used %d, want 7000", u)
+	}
+	all := ledgerAll(t, s, p.ID, 10)
+	want := []int64{1000, 4000, 4500, 7000}
+	if len(all) != len(want) {
+		t.Fatalf("ledger %d entries, want %d", len(all), len(want))
+	}
+	for i, e := range all {
+		if e.BalanceAfter != want[i] || (i > 0 && (e.ID != first[i-1].ID || e.BalanceAfter != first[i-1].BalanceAfter ||
+			e.Reference != first[i-1].Reference || e.Amount != first[i-1].Amount)) {
+			t.Fatalf("entry %d = %+v, want balance %d (drawn %+v)", i, e, want[i], first[max(i-1, 0)])
+		}
+	}
+	// Over the limit in sum, though each alone would fit: nothing.
+	if ok, err := drawAll(entries(2000, 1500)); err != nil || ok {
+		t.Fatalf("draws over the limit: %v, %v; want refused", ok, err)
+	}
+	if u, n := used(), len(ledgerAll(t, s, p.ID, 10)); u != 7000 || n != 4 {
+		t.Fatalf("after a refusal: used %d, %d entries; want 7000 and 4", u, n)
+	}
+	// A booking drawn already: ErrConflict, and the transaction rolls the draw back.
+	if _, err := drawAll([]*store.LedgerEntry{{PartnerID: p.ID, BookingID: first[0].BookingID, Reference: first[0].Reference,
+		Kind: store.LedgerDraw, Amount: 1, Currency: "EUR", At: now}}); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("second draw of a booking: %v, want ErrConflict", err)
+	}
+	if u := used(); u != 7000 {
+		t.Fatalf("credit used %d after a conflict, want 7000", u)
+	}
+	p.Blocked = true
+	if err := s.PartnerUpdate(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := drawAll(entries(1)); err != nil || ok {
+		t.Fatalf("a blocked partner's draws: %v, %v; want refused", ok, err)
+	}
+	if ok, err := drawAll(nil); err != nil || !ok {
+		t.Fatalf("no draws: %v, %v; want done", ok, err)
+	}
+}
+
+// mkDrawn creates a booking of p that draws amount.
+func mkDrawn(t *testing.T, s store.Store, p *tradewind.Partner, ref string, amount int64) *tradewind.Booking {
+	t.Helper()
+	b := newBooking(p, ref, "", "")
+	b.CreditDrawn, b.TotalPrice = amount, amount
+	if err := s.BookingCreate(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
