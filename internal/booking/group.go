@@ -253,9 +253,10 @@ func laterDraws(ctx context.Context) *drawsLater {
 }
 
 // drawAll makes the credit draws of a group's bookings, once their statements ran: one
-// store.CreditDrawAll per partner, in partner order, as every group takes them (two
-// groups drawing for the same partners never wait for each other). Each partner's row is then held for one statement and the commit
-// per group, not per booking. If a partner's draws do not all fit, the group does not
+// store.CreditDrawAll per partner, in partner order, as every group takes them (so two
+// groups drawing for the same partners take their rows in the same order and cannot
+// deadlock). Each partner's row is then held for one statement and the commit per
+// group, not per booking. If a partner's draws do not all fit, the group does not
 // commit and every booking runs alone, drawing its own credit (errRunAlone): the
 // refusal is then answered to exactly the bookings that do not fit, in their order.
 func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {

@@ -151,9 +151,11 @@ func appendRequestLogRow(args []any, e *store.RequestLogEntry, arena *bodyArena)
 		req, e.RequestSize, resp, e.ResponseSize, encoding)
 }
 
-// RequestLogInsert outside a transaction (the request log's writer) inserts full
-// batches with a statement prepared once and kept, rather than having the database
-// parse and plan a 4 400-parameter statement for every batch; the rest as queries does.
+// RequestLogInsert outside a transaction (the request log's writer) loads a batch with
+// the dialect's CopyFrom where it has one (PostgreSQL); otherwise (SQLite) it inserts
+// full batches with a statement prepared once and kept, rather than having the database
+// parse and plan a 4 400-parameter statement for every batch, and the rest as queries
+// does.
 func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
 	if s.dialect.CopyFrom != nil && len(entries) >= requestLogCopyMin {
 		return s.requestLogCopy(ctx, entries)
