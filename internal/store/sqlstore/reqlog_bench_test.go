@@ -18,8 +18,8 @@ import (
 
 // BenchmarkRequestLogInsert is the request log writer's cost per entry (ns/op is per
 // entry; cpu-µs/op is the process's CPU time; pg-cpu-µs/op, on PostgreSQL, the
-// server's, all its processes together): batches of 200 hotel search entries, as the writer sends them, into a
-// database that already holds entries (the indexes are not empty). Run with -cpuprofile,
+// server's, all its processes together): batches of 200 hotel search entries, as the
+// writer sends them, into a database that already holds entries (the indexes are not empty). Run with -cpuprofile,
 // or under callgrind, to see where an entry's cost goes.
 func BenchmarkRequestLogInsert(b *testing.B) {
 	for _, o := range storetest.Openers() {
