@@ -14,7 +14,6 @@ package booking
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/pricing"
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -89,60 +89,19 @@ func (s *Service) now() time.Time { return s.Clock.Now().UTC() }
 
 func (s *Service) today() string { return s.now().Format(tradewind.DateLayout) }
 
-const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-const base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-// randomString returns n characters drawn uniformly from alphabet by crypto/rand: one
-// read of random bytes, each byte below the largest multiple of len(alphabet) taken
-// modulo it, the others skipped (no bias), rather than a big.Int per character.
-func randomString(alphabet string, n int) string {
-	limit := 256 - 256%len(alphabet)
-	out := make([]byte, 0, n)
-	var buf [64]byte
-	for len(out) < n {
-		if _, err := rand.Read(buf[:]); err != nil {
-			panic(err) // crypto/rand never fails on supported platforms
-		}
-		for _, b := range buf {
-			if int(b) < limit {
-				out = append(out, alphabet[int(b)%len(alphabet)])
-				if len(out) == n {
-					break
-				}
-			}
-		}
-	}
-	return string(out)
-}
-
 var referencePrefix = map[tradewind.ProductType]string{
 	tradewind.ProductHotel: "HTL", tradewind.ProductActivity: "ACT",
 	tradewind.ProductRental: "RNT", tradewind.ProductPackage: "PKG",
 }
 
 func newReference(p tradewind.ProductType) string {
-	return referencePrefix[p] + "-" + randomString(alnum, 8)
+	return referencePrefix[p] + "-" + ids.Random(ids.Alnum, 8)
 }
 
-// sortable62 is base62 in byte order, for the part of an id that orders it.
-const sortable62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-// NewEventID returns a new "evt_…" event id for an event created at: 9 characters of
-// the time (microseconds, in byte order, as the event's created_at already tells), then
-// 15 random ones (89 bits: what makes it unique). Events made one after another then
-// land next to each other in the events' primary key index instead of on a random page
-// each: a group commit of bookings writes one page of it, not one per event.
-func NewEventID(at time.Time) string {
-	var buf [4 + 9 + 15]byte
-	copy(buf[:], "evt_")
-	us := max(at.UnixMicro(), 0)
-	for i := 4 + 8; i >= 4; i-- {
-		buf[i] = sortable62[us%62]
-		us /= 62
-	}
-	copy(buf[4+9:], randomString(base62, 15))
-	return string(buf[:])
-}
+// NewEventID returns a new "evt_…" event id for an event created at, time-ordered
+// (ids.TimeOrdered; the event's created_at already tells its time): a group commit of
+// bookings writes one page of the events' primary key index, not one per event.
+func NewEventID(at time.Time) string { return ids.TimeOrdered("evt_", at) }
 
 // emit writes an event for partnerID in the caller's transaction.
 func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ tradewind.EventType, data any) error {

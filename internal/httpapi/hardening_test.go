@@ -31,7 +31,7 @@ func secLogLines(tb testing.TB, env *apitest.Env, skip int) []map[string]any {
 	return out
 }
 
-var generatedRequestID = regexp.MustCompile(`^req_[0-9a-f]{24}$`)
+var generatedRequestID = regexp.MustCompile(`^req_[0-9A-Za-z]{24}$`)
 
 // TestRequestIDEverywhere checks that every response, whatever answers it, carries an
 // X-Request-Id, and that every line logged while serving carries that request_id.

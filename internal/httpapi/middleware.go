@@ -2,9 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/security"
@@ -87,9 +86,9 @@ func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !validRequestID(id) {
-			b := make([]byte, 12)
-			_, _ = rand.Read(b)
-			id = "req_" + hex.EncodeToString(b)
+			// Time-ordered: the request log's index of request ids grows at its right
+			// edge instead of taking a write on a random page for every entry.
+			id = ids.TimeOrdered("req_", s.cfg.Clock.Now())
 		}
 		w.Header().Set("X-Request-Id", id)
 		_, console := consoleOf(r.Context())

@@ -1,0 +1,56 @@
+// Package ids makes the random and time-ordered identifiers of bookings, prebooks,
+// events and requests.
+package ids
+
+import (
+	"crypto/rand"
+	"time"
+)
+
+// Alnum and Base62 are alphabets for Random.
+const (
+	Alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	Base62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+)
+
+// sortable62 is base62 in byte order, for the part of an id that orders it.
+const sortable62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// Random returns n characters drawn uniformly from alphabet by crypto/rand: one read of
+// random bytes, each byte below the largest multiple of len(alphabet) taken modulo it,
+// the others skipped (no bias), rather than a big.Int per character.
+func Random(alphabet string, n int) string {
+	limit := 256 - 256%len(alphabet)
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		if _, err := rand.Read(buf[:]); err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		for _, b := range buf {
+			if int(b) < limit {
+				out = append(out, alphabet[int(b)%len(alphabet)])
+				if len(out) == n {
+					break
+				}
+			}
+		}
+	}
+	return string(out)
+}
+
+// TimeOrdered returns prefix, 9 characters of at (microseconds since 1970, in byte
+// order) and 15 random base62 ones (89 bits: what makes it unique). Ids made one after
+// another then sort by time and land next to each other in an index (a right-edge
+// insert) instead of on a random page each, which is what a database writes for every
+// row that carries one.
+func TimeOrdered(prefix string, at time.Time) string {
+	buf := make([]byte, len(prefix)+9, len(prefix)+9+15)
+	copy(buf, prefix)
+	us := max(at.UnixMicro(), 0)
+	for i := len(prefix) + 8; i >= len(prefix); i-- {
+		buf[i] = sortable62[us%62]
+		us /= 62
+	}
+	return string(append(buf, Random(Base62, 15)...))
+}

@@ -1,0 +1,47 @@
+package ids_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind/internal/ids"
+)
+
+// TestTimeOrderedSortsByTime: an id is its prefix and 24 base62 characters; ids of
+// later times sort after earlier ones whatever their random part, and two ids of the
+// same time differ.
+func TestTimeOrderedSortsByTime(t *testing.T) {
+	shape := regexp.MustCompile(`^req_[0-9A-Za-z]{24}$`)
+	base := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	var got []string
+	for i := range 1000 {
+		id := ids.TimeOrdered("req_", base.Add(time.Duration(i*i)*time.Microsecond))
+		if !shape.MatchString(id) {
+			t.Fatalf("id %q: not req_ and 24 base62 characters", id)
+		}
+		got = append(got, id)
+	}
+	if !slices.IsSorted(got) {
+		t.Error("ids of increasing times do not sort in that order")
+	}
+	if a, b := ids.TimeOrdered("x_", base), ids.TimeOrdered("x_", base); a == b || a[:11] != b[:11] {
+		t.Errorf("two ids of one time: %q and %q (want the same time part, different ids)", a, b)
+	}
+	// Before 1970 counts as 1970: the time part never goes negative.
+	if id := ids.TimeOrdered("e_", time.Unix(-5, 0)); !strings.HasPrefix(id, "e_000000000") {
+		t.Errorf("id before 1970: %q", id)
+	}
+}
+
+// TestRandomAlphabet: Random draws only from its alphabet, n characters.
+func TestRandomAlphabet(t *testing.T) {
+	for _, n := range []int{1, 8, 64, 65, 200} {
+		s := ids.Random(ids.Alnum, n)
+		if len(s) != n || strings.Trim(s, ids.Alnum) != "" {
+			t.Errorf("Random(Alnum, %d) = %q", n, s)
+		}
+	}
+}
