@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ import (
 )
 
 type config struct {
-	db, pgURL, dir                        string
+	db, pgURL, pgDB, dir                  string
 	hotels, activities, rentals, packages int
 	cities, days                          int
 	seed                                  int64
@@ -64,7 +65,8 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.db, "db", "sqlite", "database: sqlite or postgres")
-	flag.StringVar(&c.pgURL, "pg-url", "postgres://postgres@127.0.0.1:5432/test", "PostgreSQL server; the benchmark (re)creates the database tradewind_bench on it")
+	flag.StringVar(&c.pgURL, "pg-url", "postgres://postgres@127.0.0.1:5432/test", "PostgreSQL server; the benchmark (re)creates the database --pg-db on it")
+	flag.StringVar(&c.pgDB, "pg-db", "tradewind_bench", "the database the benchmark drops, re-creates and uses on the --pg-url server (lower-case letters, digits and _), so that two benchmarks can share a server")
 	flag.StringVar(&c.dir, "dir", "", "directory of the SQLite file (default: a temporary one)")
 	flag.IntVar(&c.hotels, "hotels", 20000, "hotels to generate")
 	flag.IntVar(&c.activities, "activities", 5000, "activities to generate")
@@ -279,7 +281,10 @@ func openStore(ctx context.Context, c config) (*sqlstore.DB, func(), error) {
 			return nil, nil, err
 		}
 		defer admin.Close()
-		for _, q := range []string{"DROP DATABASE IF EXISTS tradewind_bench WITH (FORCE)", "CREATE DATABASE tradewind_bench"} {
+		if !pgDBName.MatchString(c.pgDB) {
+			return nil, nil, fmt.Errorf("--pg-db %q: want lower-case letters, digits and _, starting with a letter", c.pgDB)
+		}
+		for _, q := range []string{"DROP DATABASE IF EXISTS " + c.pgDB + " WITH (FORCE)", "CREATE DATABASE " + c.pgDB} {
 			if _, err := admin.SQL().ExecContext(ctx, q); err != nil {
 				return nil, nil, err
 			}
@@ -290,7 +295,7 @@ func openStore(ctx context.Context, c config) (*sqlstore.DB, func(), error) {
 			if j := strings.Index(u[i:], "?"); j >= 0 {
 				rest = u[i+j:]
 			}
-			u = u[:i] + "/tradewind_bench" + rest
+			u = u[:i] + "/" + c.pgDB + rest
 		}
 		st, err := postgres.Open(ctx, u)
 		if err != nil {
@@ -701,3 +706,6 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 	}
 	return results, nil
 }
+
+// pgDBName is the shape --pg-db may take: it goes into DROP and CREATE DATABASE as is.
+var pgDBName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
