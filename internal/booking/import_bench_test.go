@@ -3,6 +3,8 @@ package booking
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -110,6 +112,33 @@ func benchWrite(b *testing.B, change func(rows []store.InventoryRow, i int), wri
 				}
 			}
 			b.ReportMetric(float64(len(rows))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkFirstImport: a whole first import (into a new, migrated database, opened in
+// each operation) of a generated catalog of 250 hotels, 60 activities, 60 rentals and
+// 12 packages with a year of inventory (about 300 000 rows); TRADEWIND_BENCH_IMPORT_HOTELS
+// scales it (the others in proportion). For CPU profiles and instruction counts
+// (callgrind) of the import as the CLI runs it.
+func BenchmarkFirstImport(b *testing.B) {
+	hotels := 250
+	if n, err := strconv.Atoi(os.Getenv("TRADEWIND_BENCH_IMPORT_HOTELS")); err == nil && n > 0 {
+		hotels = n
+	}
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: hotels, Activities: hotels * 6 / 25,
+		Rentals: hotels * 6 / 25, Packages: hotels * 6 / 125, Cities: 20, Days: 365, Seed: 7,
+		Start: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)})
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				svc := New(o.Open(b), nil, nil)
+				rep, err := svc.ImportCatalog(ctx, doc)
+				if err != nil || rep.Created != len(doc.Hotels)+len(doc.Activities)+len(doc.Rentals)+len(doc.Packages) {
+					b.Fatalf("import: %+v, %v", rep, err)
+				}
+			}
 		})
 	}
 }

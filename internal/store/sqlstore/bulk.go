@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
@@ -295,7 +297,15 @@ func (q *queries) inventoryWrite(ctx context.Context, rows []store.InventoryRow,
 			return inventoryValues(args, &b, &rows[i])
 		})
 	}
+	var runs []dayRun
+	var days dayNumbers
 	write := func(kind tradewind.UnitKind, n int, row func(i int) *store.InventoryRow) error {
+		if suffix == "" { // new rows: as runs of days, if they come so
+			var ok bool
+			if runs, ok = days.runs(runs[:0], n, row); ok && len(runs)*minRunDays <= n {
+				return q.interpret(q.inventoryInsertRuns(ctx, kind, runs, &days))
+			}
+		}
 		return q.interpret(q.execBatchesDriver(ctx, prefix, suffix, []any{string(kind)}, len(inventoryColumns)-1, inventoryBatch, n, func(args []any, i int) []any {
 			r := row(i)
 			return append(args, b.int(1, r.UnitID), b.int(2, r.ItemID), b.day(r.Day), b.int(3, int64(r.Capacity)), b.int(4, r.Price))
@@ -333,6 +343,116 @@ func (q *queries) inventoryWrite(ctx context.Context, rows []store.InventoryRow,
 		}
 	}
 	return nil
+}
+
+// minRunDays is the average run length from which new rows are inserted as runs of
+// days: below it, the days table's statements cost more than the binding they save.
+const minRunDays = 4
+
+// dayRun is a run of new inventory rows of one unit and item on consecutive days at
+// one capacity and price: how an import's rows mostly come (a unit's year in a few
+// ranges).
+type dayRun struct {
+	unit, item, capacity, price int64
+	from, to                    int64 // day numbers, days since 1970-01-01
+}
+
+// dayNumbers converts the dates of inventory rows to day numbers and back, each once.
+type dayNumbers struct {
+	num  map[string]int64
+	name map[int64]string
+}
+
+// number returns the day number of date, or false if date is not a date written as
+// tradewind.DateLayout writes it (then it could not be written back the same).
+func (d *dayNumbers) number(date string) (int64, bool) {
+	if n, ok := d.num[date]; ok {
+		return n, true
+	}
+	t, err := time.Parse(tradewind.DateLayout, date)
+	if err != nil || t.Format(tradewind.DateLayout) != date {
+		return 0, false
+	}
+	if d.num == nil {
+		d.num, d.name = map[string]int64{}, map[int64]string{}
+	}
+	n := t.Unix() / 86400
+	d.num[date], d.name[n] = n, date
+	return n, true
+}
+
+// dayName is the date of day number n.
+func (d *dayNumbers) dayName(n int64) string {
+	s, ok := d.name[n]
+	if !ok {
+		s = time.Unix(n*86400, 0).UTC().Format(tradewind.DateLayout)
+		d.number(s)
+	}
+	return s
+}
+
+// runs appends to out the n rows row(i) grouped, in their order, into runs of
+// consecutive days; false if a row's day is not a date.
+func (d *dayNumbers) runs(out []dayRun, n int, row func(i int) *store.InventoryRow) ([]dayRun, bool) {
+	next := "" // the day after the last run's
+	for i := range n {
+		r := row(i)
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			if r.Day == next && r.UnitID == last.unit && r.ItemID == last.item &&
+				int64(r.Capacity) == last.capacity && r.Price == last.price {
+				last.to++
+				next = d.dayName(last.to + 1)
+				continue
+			}
+		}
+		day, ok := d.number(r.Day)
+		if !ok {
+			return out, false
+		}
+		out = append(out, dayRun{unit: r.UnitID, item: r.ItemID, capacity: int64(r.Capacity), price: r.Price, from: day, to: day})
+		next = d.dayName(day + 1)
+	}
+	return out, true
+}
+
+// inventoryInsertRuns inserts the rows of runs of one kind (SQLite, on the driver's
+// connection): each run is bound once, its six values, and joined with a temporary
+// table of the days it spans, which names them; binding was the dearest part of
+// SQLite's cost per row. The rows go in as the runs list them, each run's in day order.
+func (q *queries) inventoryInsertRuns(ctx context.Context, kind tradewind.UnitKind, runs []dayRun, days *dayNumbers) error {
+	if _, err := q.db.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS inventory_days (n INTEGER PRIMARY KEY, name TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	// Every day of the runs, each once: the runs' spans merged.
+	spans := make([][2]int64, len(runs))
+	for i, r := range runs {
+		spans[i] = [2]int64{r.from, r.to}
+	}
+	slices.SortFunc(spans, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var need []int64
+	for i, sp := range spans {
+		from := sp[0]
+		if i > 0 && len(need) > 0 && need[len(need)-1] >= from {
+			from = need[len(need)-1] + 1
+		}
+		for n := from; n <= sp[1]; n++ {
+			need = append(need, n)
+		}
+	}
+	err := q.execBatchesDriver(ctx, `INSERT OR IGNORE INTO inventory_days (n, name) VALUES `, "", nil, 2, idBatch, len(need), func(args []any, i int) []any {
+		return append(args, need[i], days.dayName(need[i]))
+	})
+	if err != nil {
+		return err
+	}
+	return q.execBatchesDriver(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity, price)
+		SELECT r.column1, r.column2, r.column3, d.name, r.column6, r.column7 FROM (VALUES `,
+		`) AS r CROSS JOIN inventory_days AS d WHERE d.n BETWEEN r.column4 AND r.column5`,
+		[]any{string(kind)}, 6, inventoryBatch, len(runs), func(args []any, i int) []any {
+			r := &runs[i]
+			return append(args, r.unit, r.item, r.from, r.to, r.capacity, r.price)
+		})
 }
 
 func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {

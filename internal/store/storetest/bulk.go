@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
@@ -262,5 +263,56 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	}
 	if err := s.InventoryIndexesCreate(ctx); err == nil {
 		t.Error("InventoryIndexesCreate outside a transaction succeeded")
+	}
+}
+
+// exerciseInventoryRuns: new rows as an import writes them, mostly runs of one unit's
+// consecutive days at one capacity and price (SQLite inserts such runs whole): every
+// row is stored as given, whatever breaks a run (a price, a capacity, a unit, an item,
+// a missing day, a month's or a leap year's end, days out of order), in one statement
+// or several, and a row inserted again is a conflict.
+func exerciseInventoryRuns(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	day := func(n int) string {
+		return time.Date(2031, 12, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, n).Format(tradewind.DateLayout)
+	}
+	var rows []store.InventoryRow
+	add := func(unit, item int64, from, to, capacity int, price int64) {
+		for d := from; d <= to; d++ {
+			rows = append(rows, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: unit, ItemID: item, Day: day(d), Capacity: capacity, Price: price})
+		}
+	}
+	add(900, 9, 0, 99, 3, 100) // over the year's end and 2032-02-29
+	add(900, 9, 100, 119, 3, 110)
+	add(900, 9, 120, 129, 2, 110)
+	add(900, 9, 131, 140, 2, 110) // a day missing
+	add(901, 9, 141, 200, 2, 110) // the next unit, from the day after
+	add(902, 10, 0, 30, 1, 50)
+	add(902, 11, 31, 40, 1, 50) // the same unit, another item
+	for d := 60; d > 50; d-- {  // days out of order
+		add(903, 10, d, d, 1, 50)
+	}
+	add(904, 10, -1200, 300, 4, 70) // more days than one statement names
+	for i := range 5100 {           // more runs than one statement's worth
+		add(int64(10000+i), 12, i%7, i%7+4, i%4, int64(i))
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, rows) }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]store.InventoryRow{}
+	for _, r := range rows {
+		want[fmt.Sprint(r.UnitID, r.Day)] = r
+	}
+	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{9, 10, 11, 12}, From: "0000-01-01", To: "9999-12-31"})
+	if err != nil || len(got) != len(rows) {
+		t.Fatalf("InventoryList = %d rows, %v; want %d", len(got), err, len(rows))
+	}
+	for _, r := range got {
+		if w, ok := want[fmt.Sprint(r.UnitID, r.Day)]; !ok || r != w {
+			t.Fatalf("row %+v, want %+v", r, w)
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, rows[100:]) }); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("InventoryInsert of stored runs = %v, want ErrConflict", err)
 	}
 }

@@ -25,6 +25,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
 		"BulkWrites":          exerciseBulkWrites,         // bulk.go
 		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
+		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
 		"Bookings":            exerciseBookings,
 		"Idempotency":         exerciseIdempotency,
 		"Prebooks":            exercisePrebooks,
