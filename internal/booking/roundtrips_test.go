@@ -89,8 +89,8 @@ func TestBookRoundTripsPostgres(t *testing.T) {
 // BookGroupStatementsPostgres is how many statements a group of one partner's live
 // hotel bookings sends to PostgreSQL besides its bookings' own (each booking's replay
 // lookup, savepoint and statements under it): BEGIN, the partner's credit draw for the
-// group and its ledger entries (store.CreditDrawAll), COMMIT.
-const BookGroupStatementsPostgres = 4
+// group with its ledger entries (store.CreditDrawAll, one statement), COMMIT.
+const BookGroupStatementsPostgres = 3
 
 // TestBookGroupRoundTripsPostgres: a booking in a group sends one statement for its
 // savepoint (SavepointNext releases the previous booking's and takes its own) beside
