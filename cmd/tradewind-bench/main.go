@@ -60,6 +60,7 @@ type config struct {
 	cpuProfile                            string
 	writerShare                           float64
 	bookGroupMax                          int // booking.Service.BookGroupMax
+	bookGroupsAtOnce                      int // booking.Service.BookGroupsAtOnce
 }
 
 func main() {
@@ -80,7 +81,8 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
-	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, groups on SQLite, alone on PostgreSQL)")
+	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, booking.DefaultBookGroupMax)")
+	flag.IntVar(&c.bookGroupsAtOnce, "book-groups-at-once", 0, "group commits running their bookings at the same time at most (0: the service's default, 1 on SQLite, booking.DefaultBookGroupsAtOnce on PostgreSQL)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
@@ -144,6 +146,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		svc.Reads = model
 	}
 	svc.BookGroupMax = c.bookGroupMax
+	svc.BookGroupsAtOnce = c.bookGroupsAtOnce
 	// Keys and partners from memory, as serve has them (authcache).
 	auth := authcache.New(st, nil)
 	authCtx, stopAuth := context.WithCancel(ctx)

@@ -1,16 +1,42 @@
 package booking
 
-// HoldBookGroups takes the group committer's turn, as a running group does, so that a
-// test can queue bookings and have them run as one group: queued reports how many wait,
-// release gives the turn back.
+import (
+	"context"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// HoldBookGroups takes every turn of the group committer, as running groups do, so
+// that a test can queue bookings and have them run as one group: queued reports how
+// many wait, release gives every turn back (or ReleaseBookTurn one at a time).
 func HoldBookGroups(s *Service) (queued func() int, release func()) {
 	g := s.groups()
-	g.token <- struct{}{}
+	g.mu.Lock()
+	g.running += g.atOnce
+	g.mu.Unlock()
 	return func() int {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			return len(g.queue)
 		}, func() {
-			<-g.token
+			g.mu.Lock()
+			g.running -= g.atOnce
+			g.signal()
+			g.mu.Unlock()
 		}
+}
+
+// BookTx runs fn as a booking's transaction function (in a group, or alone).
+func BookTx(s *Service, ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
+	return s.bookTx(ctx, fn)
+}
+
+// ReleaseBookTurn gives back one of the turns HoldBookGroups took: the queue's next
+// group may start (beside a running one when the queue holds enough bookings).
+func ReleaseBookTurn(s *Service) {
+	g := s.groups()
+	g.mu.Lock()
+	g.running--
+	g.signal()
+	g.mu.Unlock()
 }

@@ -25,21 +25,29 @@ import (
 // group and held only for that statement and the commit. When they do not all fit,
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
-// One group at a time runs its bookings; the next one starts when the previous one
-// has run them and is drawing and committing. On SQLite the next group then waits for
-// the writer connection; on PostgreSQL it overlaps the previous commit and waits for a
-// partner's credit row at its own draws at most, after its bookings ran: two groups
-// never hold rows the other waits for.
+// On SQLite one group at a time runs its bookings (atOnce 1); the next one starts when
+// the previous one has run them and is committing, and waits for the writer connection.
+// On PostgreSQL several groups run their bookings at once, each on its own connection
+// (a group's bookings run one after another, several round trips each), and wait for
+// a partner's credit row at their draws only, after their bookings ran: a group that
+// draws waits only for groups that drew and commit. A second group starts beside a
+// running one only once enough bookings queued (alongside), so that groups stay big:
+// every group is one commit on the partner's row, which one partner's groups take one
+// flush after another. Groups may still wait for each other's inventory rows; when
+// two wait in a cycle, PostgreSQL fails one booking's statement (deadlock), which
+// rolls back to its savepoint and runs again alone after its group.
 //
 // The rules of a booking are not here: a job is book's transaction function, the same
 // one a booking that runs alone uses.
 
-// DefaultBookGroupMax is how many bookings one group commit takes at most, on SQLite.
-// On PostgreSQL bookings commit alone by default: there the bookings of a group run
-// one after another on one connection, a dozen round trips each, where alone they run
-// side by side on sixteen and queue only for the credit row and the commit; measured,
-// groups were slower there in the load benchmark (docs/performance.md, "Group commit").
+// DefaultBookGroupMax is how many bookings one group commit takes at most.
 const DefaultBookGroupMax = 32
+
+// DefaultBookGroupsAtOnce is how many groups run their bookings at the same time on
+// PostgreSQL (docs/performance.md, "bookfast3"): one at a time, a group's bookings ran
+// one after another and bookings were slower than alone; four at once, groups of about
+// four bookings commit side by side.
+const DefaultBookGroupsAtOnce = 4
 
 // errRunAlone tells a job's caller to run its booking in a transaction of its own.
 var errRunAlone = errors.New("booking: run alone")
@@ -54,11 +62,18 @@ type txJob struct {
 
 // groupCommitter forms and commits the groups of one service.
 type groupCommitter struct {
-	st    store.Store
-	max   int
-	mu    sync.Mutex
-	queue []*txJob
-	token chan struct{} // held by the group running its bookings
+	st     store.Store
+	max    int // bookings per group at most
+	atOnce int // groups running their bookings at the same time at most
+	// alongside is how many queued bookings it takes to start a group while another
+	// runs its bookings: fewer wait for the running group, so that groups stay big
+	// (each is one commit on the partners' rows) rather than many and small.
+	alongside int
+
+	mu      sync.Mutex
+	queue   []*txJob
+	running int           // groups running their bookings (held turns)
+	wake    chan struct{} // closed when the queue grew or a turn was given back
 
 	groups, grouped atomic.Int64 // groups of two bookings or more, and their bookings
 }
@@ -72,8 +87,36 @@ func (s *Service) BookGroupStats() (groups, grouped int64) {
 	return 0, 0
 }
 
-func newGroupCommitter(st store.Store, max int) *groupCommitter {
-	return &groupCommitter{st: st, max: max, token: make(chan struct{}, 1)}
+func newGroupCommitter(st store.Store, most, atOnce int) *groupCommitter {
+	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), alongside: max(2, most/8), wake: make(chan struct{})}
+}
+
+// signal wakes the callers waiting for a turn or a bigger queue. g.mu is held.
+func (g *groupCommitter) signal() {
+	close(g.wake)
+	g.wake = make(chan struct{})
+}
+
+// take returns the next group to run and takes a turn for it, or nil when none may
+// start now: no turn free, an empty queue, or too few bookings queued to start beside
+// a running group. g.mu is held.
+func (g *groupCommitter) take() []*txJob {
+	if g.running >= g.atOnce || len(g.queue) == 0 || g.running > 0 && len(g.queue) < g.alongside {
+		return nil
+	}
+	n := min(len(g.queue), g.max)
+	batch := append([]*txJob(nil), g.queue[:n]...)
+	g.queue = append(g.queue[:0], g.queue[n:]...)
+	g.running++
+	return batch
+}
+
+// release gives a turn back.
+func (g *groupCommitter) release() {
+	g.mu.Lock()
+	g.running--
+	g.signal()
+	g.mu.Unlock()
 }
 
 // bookTx runs fn, book's transaction function, in a group commit or alone: alone when
@@ -94,27 +137,32 @@ func (s *Service) bookTx(ctx context.Context, fn func(ctx context.Context, tx st
 // groups returns the service's group committer, nil when bookings commit alone.
 func (s *Service) groups() *groupCommitter {
 	s.groupOnce.Do(func() {
-		max := s.BookGroupMax
-		if max == 0 {
-			max = 1
-			if s.Store.Dialect() == "sqlite" {
-				max = DefaultBookGroupMax
+		sqlite := s.Store.Dialect() == "sqlite"
+		n, atOnce := s.BookGroupMax, s.BookGroupsAtOnce
+		if n == 0 {
+			n = DefaultBookGroupMax
+		}
+		if atOnce == 0 {
+			atOnce = DefaultBookGroupsAtOnce
+			if sqlite {
+				atOnce = 1 // one writer connection: a second group would only wait for it
 			}
 		}
-		if max > 1 {
-			s.group = newGroupCommitter(s.Store, max)
+		if n > 1 {
+			s.group = newGroupCommitter(s.Store, n, atOnce)
 		}
 	})
 	return s.group
 }
 
 // run queues fn and waits for its answer: nil when its group committed it, its own
-// error, or errRunAlone. A caller that finds no group running takes the turn and runs
-// the queue's next group itself (which may hold other callers' bookings and not its own).
+// error, or errRunAlone. A caller that finds a turn free takes it and runs the queue's
+// next group itself (which may hold other callers' bookings and not its own).
 func (g *groupCommitter) run(ctx context.Context, fn func(context.Context, store.Querier) error) error {
 	j := &txJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, j)
+	g.signal()
 	g.mu.Unlock()
 	for {
 		select {
@@ -122,29 +170,27 @@ func (g *groupCommitter) run(ctx context.Context, fn func(context.Context, store
 			return j.err
 		default:
 		}
+		g.mu.Lock()
+		batch := g.take()
+		wake := g.wake
+		g.mu.Unlock()
+		if batch != nil {
+			g.commit(batch)
+			continue
+		}
 		select {
 		case <-j.done:
 			return j.err
-		case g.token <- struct{}{}:
-			g.mu.Lock()
-			n := min(len(g.queue), g.max)
-			batch := append([]*txJob(nil), g.queue[:n]...)
-			g.queue = append(g.queue[:0], g.queue[n:]...)
-			g.mu.Unlock()
-			if len(batch) == 0 {
-				<-g.token
-				continue
-			}
-			g.commit(batch)
+		case <-wake:
 		}
 	}
 }
 
-// commit runs batch as one transaction and answers each job. The caller holds the
-// token; commit gives it back once the bookings have run, before the COMMIT.
+// commit runs batch as one transaction and answers each job. The caller holds a
+// turn; commit gives it back once the bookings have run, before the COMMIT.
 func (g *groupCommitter) commit(batch []*txJob) {
 	var once sync.Once
-	release := func() { once.Do(func() { <-g.token }) }
+	release := func() { once.Do(g.release) }
 	defer release()
 	answered := false
 	defer func() {
@@ -191,6 +237,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		if !ok {
 			return errRunAlone
 		}
+		open := false // a savepoint of an earlier booking, which the next one releases
 		for i, j := range batch {
 			if err := j.ctx.Err(); err != nil {
 				results[i] = err
@@ -202,9 +249,16 @@ func (g *groupCommitter) commit(batch []*txJob) {
 			// Its credit draw is left to the group, below.
 			later := &drawsLater{}
 			ctx := context.WithValue(context.WithoutCancel(j.ctx), drawsLaterKey{}, later)
-			if err := sp.Savepoint(ctx, "booking"); err != nil {
+			// One statement per booking for its savepoint: it releases the previous one
+			// (kept, rolled back or not), and COMMIT releases the last.
+			next := sp.Savepoint
+			if open {
+				next = sp.SavepointNext
+			}
+			if err := next(ctx, "booking"); err != nil {
 				return err
 			}
+			open = true
 			if err := j.fn(ctx, tx); err != nil {
 				if rerr := sp.RollbackToSavepoint(ctx, "booking"); rerr != nil {
 					return rerr
@@ -216,9 +270,6 @@ func (g *groupCommitter) commit(batch []*txJob) {
 				}
 			} else {
 				draws = append(draws, later.entries...)
-			}
-			if err := sp.ReleaseSavepoint(ctx, "booking"); err != nil {
-				return err
 			}
 		}
 		// The next group may run its bookings now: it holds no partner's row until its

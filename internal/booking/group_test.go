@@ -270,3 +270,113 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 		ledgerAddsUp(tight, 2)
 	})
 }
+
+// TestConcurrentGroupsDeadlockRunsAlone: on PostgreSQL two groups run their bookings at
+// the same time; when they wait for each other's rows, PostgreSQL ends the deadlock by
+// failing one booking's statement, which rolls back to its savepoint and runs again
+// alone once its group committed. Every booking is applied once. The bookings here
+// are transaction functions that draw on two partners' credit in crossed orders.
+func TestConcurrentGroupsDeadlockRunsAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := storetest.Opener{Name: "postgres", Open: storetest.OpenPostgres}
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	svc.BookGroupMax, svc.BookGroupsAtOnce = 2, 2
+	limit := "10000"
+	other, err := svc.CreatePartner(ctx, "other", booking.PartnerParams{CreditLimit: &limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := c.Partner.ID, other.ID
+
+	aDrew, bDrew := make(chan struct{}), make(chan struct{}) // closed: the group holds its first row
+	var mu sync.Mutex
+	runs := map[string]int{}
+	job := func(name string, partner, amount int64, drew chan struct{}, after <-chan struct{}) func(context.Context, store.Querier) error {
+		return func(ctx context.Context, tx store.Querier) error {
+			mu.Lock()
+			runs[name]++
+			mu.Unlock()
+			if after != nil {
+				select { // the other group's first booking holds its row: cross
+				case <-after:
+				case <-time.After(10 * time.Second):
+					t.Errorf("%s: the other group did not run beside this one", name)
+					return fmt.Errorf("%s: waited too long", name)
+				}
+			}
+			if ok, err := tx.CreditDraw(ctx, partner, amount); err != nil || !ok {
+				return fmt.Errorf("%s: draw %v, %w", name, ok, err)
+			}
+			if drew != nil {
+				select {
+				case <-drew: // run again alone
+				default:
+					close(drew)
+				}
+			}
+			return nil
+		}
+	}
+	// Group A draws on p1 then p2, group B on p2 then p1, each second draw once the
+	// other group holds its first row.
+	jobs := []struct {
+		name string
+		fn   func(context.Context, store.Querier) error
+	}{
+		{"a1", job("a1", p1, 1, aDrew, nil)},
+		{"a2", job("a2", p2, 10, nil, bDrew)},
+		{"b1", job("b1", p2, 100, bDrew, nil)},
+		{"b2", job("b2", p1, 1000, nil, aDrew)},
+	}
+	queued, _ := booking.HoldBookGroups(svc)
+	start := time.Now()
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = booking.BookTx(svc, ctx, j.fn)
+		}()
+		// Queue in order; give a turn back each time two are queued, and wait for
+		// their group to take them.
+		waitQueued(t, queued, i%2+1)
+		if i%2 == 1 {
+			booking.ReleaseBookTurn(svc)
+			waitQueued(t, queued, 0)
+		}
+	}
+	wg.Wait()
+	t.Logf("the four bookings took %v", time.Since(start))
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("%s: %v", jobs[i].name, err)
+		}
+	}
+	// One booking lost the deadlock and ran twice (in its group, then alone).
+	twice := 0
+	for _, n := range runs {
+		if n > 1 {
+			twice++
+		}
+	}
+	if twice != 1 || len(runs) != 4 {
+		t.Errorf("runs %v; want each booking once and the deadlock's loser twice", runs)
+	}
+	for id, want := range map[int64]int64{p1: 1001, p2: 110} {
+		if p, err := svc.Store.PartnerGetByID(ctx, id); err != nil || p.CreditUsed != want {
+			t.Errorf("partner %d: credit used %d, %v; want %d (each draw once)", id, p.CreditUsed, err, want)
+		}
+	}
+}
+
+// waitQueued waits until n bookings wait for a group.
+func waitQueued(t *testing.T, queued func() int, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); queued() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bookings queued, want %d", queued(), n)
+		}
+	}
+}

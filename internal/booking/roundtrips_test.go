@@ -85,3 +85,52 @@ func TestBookRoundTripsPostgres(t *testing.T) {
 		t.Errorf("a live booking sent %d statements to PostgreSQL; want at most %d:\n%s", len(sent), BookStatementsPostgres, strings.Join(sent, "\n"))
 	}
 }
+
+// BookGroupStatementsPostgres is how many statements a group of one partner's live
+// hotel bookings sends to PostgreSQL besides its bookings' own (each booking's replay
+// lookup, savepoint and statements under it): BEGIN, the partner's credit draw for the
+// group with its ledger entries (store.CreditDrawAll, one statement), COMMIT.
+const BookGroupStatementsPostgres = 3
+
+// TestBookGroupRoundTripsPostgres: a booking in a group sends one statement for its
+// savepoint (SavepointNext releases the previous booking's and takes its own) beside
+// those it sends alone, less BEGIN, COMMIT and its own credit draw, which the group
+// sends once.
+func TestBookGroupRoundTripsPostgres(t *testing.T) {
+	t.Parallel()
+	tr := &statements{}
+	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
+		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}}
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	svc.BookGroupMax = booking.DefaultBookGroupMax
+	group := func(day int) {
+		var reqs []*booking.BookRequest
+		var callers []*booking.Caller
+		for _, h := range doc.Hotels {
+			reqs = append(reqs, &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+				CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}})
+			callers = append(callers, c)
+		}
+		for i, err := range runAsOneGroup(t, svc, callers, reqs) {
+			if err != nil {
+				t.Fatalf("booking %d: %v", i, err)
+			}
+		}
+	}
+	group(1) // prepares each statement on the group's connection, maybe not on the next
+	group(2)
+	sent := tr.count(func() { group(3) })
+	n := len(doc.Hotels)
+	want := n*(BookStatementsPostgres-3+1) + BookGroupStatementsPostgres
+	t.Logf("%d statements for %d bookings in one group (at most %d):\n%s", len(sent), n, want, strings.Join(sent, "\n"))
+	if len(sent) > want {
+		t.Errorf("a group of %d live bookings sent %d statements to PostgreSQL; want at most %d:\n%s", n, len(sent), want, strings.Join(sent, "\n"))
+	}
+}

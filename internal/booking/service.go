@@ -42,9 +42,12 @@ type Service struct {
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool
 	// BookGroupMax is how many bookings one group commit takes at most (group.go):
-	// 1 commits every booking alone; 0 is DefaultBookGroupMax on SQLite and 1 on
-	// PostgreSQL.
+	// 1 commits every booking alone; 0 is DefaultBookGroupMax.
 	BookGroupMax int
+	// BookGroupsAtOnce is how many groups may run their bookings at the same time
+	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
+	// PostgreSQL.
+	BookGroupsAtOnce int
 
 	groupOnce sync.Once
 	group     *groupCommitter

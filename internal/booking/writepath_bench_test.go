@@ -26,18 +26,24 @@ func parallelism(b *testing.B) {
 //
 //	go test -run XXX -bench 'BookParallel|CommitFloor' ./internal/booking/
 //
-// Each database runs twice: "group" with group commits (SQLite's default, group.go) and
+// Each database runs twice: "group" with group commits (the default, group.go) and
 // "alone" with every booking in a transaction of its own (BookGroupMax 1), for an A/B
-// comparison in the same run.
+// comparison in the same run; PostgreSQL also "group1", one group running its
+// bookings at a time (BookGroupsAtOnce 1, as SQLite's one writer has it).
 func BenchmarkBookParallel(b *testing.B) {
 	for _, o := range storetest.Openers() {
 		for _, mode := range []struct {
-			name string
-			max  int
-		}{{"group", booking.DefaultBookGroupMax}, {"alone", 1}} {
+			name   string
+			max    int
+			atOnce int
+		}{{"group", booking.DefaultBookGroupMax, 0}, {"alone", 1, 0}, {"group1", booking.DefaultBookGroupMax, 1}} {
+			if mode.atOnce == 1 && o.Name == "sqlite" {
+				continue // the same as "group" there
+			}
 			b.Run(o.Name+"/"+mode.name, func(b *testing.B) {
 				svc, c, doc := benchService(b, o)
 				svc.BookGroupMax = mode.max
+				svc.BookGroupsAtOnce = mode.atOnce
 				var n atomic.Int64
 				parallelism(b)
 				b.ReportAllocs()
@@ -55,6 +61,10 @@ func BenchmarkBookParallel(b *testing.B) {
 						}
 					}
 				})
+				if groups, grouped := svc.BookGroupStats(); groups > 0 {
+					b.ReportMetric(float64(grouped)/float64(groups), "bookings/group")
+					b.ReportMetric(float64(grouped)/float64(b.N), "grouped/op")
+				}
 			})
 		}
 	}

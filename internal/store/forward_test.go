@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/store"
@@ -29,6 +30,11 @@ func (t *savepointTx) ReleaseSavepoint(_ context.Context, name string) error {
 	return nil
 }
 
+func (t *savepointTx) SavepointNext(_ context.Context, name string) error {
+	t.calls = append(t.calls, "NEXT "+name)
+	return nil
+}
+
 // spy wraps a transaction as the read model's and the dispatcher's spies do.
 type spy struct {
 	store.Querier
@@ -45,10 +51,10 @@ func TestForwardSavepoints(t *testing.T) {
 	if !ok {
 		t.Fatal("a spy hides the transaction's savepoints")
 	}
-	if sp.Savepoint(ctx, "b") != nil || sp.RollbackToSavepoint(ctx, "b") != nil || sp.ReleaseSavepoint(ctx, "b") != nil {
+	if sp.Savepoint(ctx, "b") != nil || sp.RollbackToSavepoint(ctx, "b") != nil || sp.ReleaseSavepoint(ctx, "b") != nil || sp.SavepointNext(ctx, "b") != nil {
 		t.Fatal("a forwarded savepoint failed")
 	}
-	if want := []string{"SAVEPOINT b", "ROLLBACK TO b", "RELEASE b"}; len(tx.calls) != 3 || tx.calls[0] != want[0] || tx.calls[1] != want[1] || tx.calls[2] != want[2] {
+	if want := []string{"SAVEPOINT b", "ROLLBACK TO b", "RELEASE b", "NEXT b"}; !slices.Equal(tx.calls, want) {
 		t.Fatalf("the transaction saw %v, want %v", tx.calls, want)
 	}
 	plain := &spy{ForwardSavepoints: store.ForwardSavepoints{Tx: &spy{}}}

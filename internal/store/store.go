@@ -46,12 +46,15 @@ type Store interface {
 // function receives implements it on both databases. A part runs between Savepoint and
 // ReleaseSavepoint; RollbackToSavepoint undoes what it wrote (and, on PostgreSQL, clears
 // the transaction's aborted state after a failed statement) and keeps the savepoint,
-// which ReleaseSavepoint then drops. The rest of the transaction commits as usual.
+// which ReleaseSavepoint then drops. SavepointNext ends a part as ReleaseSavepoint does
+// and starts the next one under the same name, in one round trip on PostgreSQL. COMMIT
+// keeps the last part without a release. The rest of the transaction commits as usual.
 // name is a plain SQL identifier (letters, digits, underscores).
 type Savepoints interface {
 	Savepoint(ctx context.Context, name string) error
 	RollbackToSavepoint(ctx context.Context, name string) error
 	ReleaseSavepoint(ctx context.Context, name string) error
+	SavepointNext(ctx context.Context, name string) error
 }
 
 // ErrNoSavepoints: a transaction offers no savepoints.
@@ -79,6 +82,13 @@ func (f ForwardSavepoints) RollbackToSavepoint(ctx context.Context, name string)
 func (f ForwardSavepoints) ReleaseSavepoint(ctx context.Context, name string) error {
 	if sp, ok := f.Tx.(Savepoints); ok {
 		return sp.ReleaseSavepoint(ctx, name)
+	}
+	return ErrNoSavepoints
+}
+
+func (f ForwardSavepoints) SavepointNext(ctx context.Context, name string) error {
+	if sp, ok := f.Tx.(Savepoints); ok {
+		return sp.SavepointNext(ctx, name)
 	}
 	return ErrNoSavepoints
 }

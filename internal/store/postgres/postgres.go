@@ -39,6 +39,7 @@ var Dialect = sqlstore.Dialect{
 	CopyFrom:         copyFrom,
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,
+	MultiStatement:   true,
 	// A first import loads inventory into the bare heap and builds both B-trees once,
 	// sorted, in memory rather than in 24 million inserts into each.
 	InventoryKeyDroppable: true,

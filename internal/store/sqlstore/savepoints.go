@@ -14,6 +14,12 @@ var _ store.Savepoints = (*queries)(nil)
 var errNotInTx = errors.New("sqlstore: savepoint outside a transaction")
 
 func (q *queries) savepoint(ctx context.Context, verb, name string) error {
+	return q.savepoints(ctx, name, verb)
+}
+
+// savepoints runs verb+name for each verb, in one statement text where the dialect
+// takes several at once.
+func (q *queries) savepoints(ctx context.Context, name string, verbs ...string) error {
 	if q.conn == nil {
 		return errNotInTx
 	}
@@ -25,8 +31,23 @@ func (q *queries) savepoint(ctx context.Context, verb, name string) error {
 			return fmt.Errorf("sqlstore: savepoint name %q is not a plain identifier", name)
 		}
 	}
-	_, err := q.db.ExecContext(ctx, verb+name)
-	return err
+	if q.d.MultiStatement {
+		text := ""
+		for i, verb := range verbs {
+			if i > 0 {
+				text += "; "
+			}
+			text += verb + name
+		}
+		_, err := q.db.ExecContext(ctx, text)
+		return err
+	}
+	for _, verb := range verbs {
+		if _, err := q.db.ExecContext(ctx, verb+name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Savepoint starts a part of the transaction that may be undone alone (store.Savepoints).
@@ -42,4 +63,9 @@ func (q *queries) RollbackToSavepoint(ctx context.Context, name string) error {
 // ReleaseSavepoint drops the savepoint; what was written since stays in the transaction.
 func (q *queries) ReleaseSavepoint(ctx context.Context, name string) error {
 	return q.savepoint(ctx, "RELEASE SAVEPOINT ", name)
+}
+
+// SavepointNext releases the savepoint and starts the next part under the same name.
+func (q *queries) SavepointNext(ctx context.Context, name string) error {
+	return q.savepoints(ctx, name, "RELEASE SAVEPOINT ", "SAVEPOINT ")
 }

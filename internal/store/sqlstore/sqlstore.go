@@ -62,6 +62,10 @@ type Dialect struct {
 	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
 	// dependent writes into one statement, one round trip.
 	WritableCTE bool
+	// MultiStatement: a statement text without parameters may hold several statements,
+	// sent in one round trip (PostgreSQL's simple protocol, which pgx uses for them).
+	// Not SQLite's: a prepared text runs its first statement only.
+	MultiStatement bool
 	// InventoryKeyDroppable: a first import may drop inventory's primary key with its
 	// by-item index and rebuild both, sorted, before commit (PostgreSQL; SQLite cannot
 	// drop a table's primary key).

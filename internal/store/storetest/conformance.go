@@ -31,6 +31,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Prebooks":            exercisePrebooks,
 		"TxRollback":          exerciseTxRollback,
 		"Savepoints":          exerciseSavepoints,
+		"SavepointNext":       exerciseSavepointNext,
 		"Events":              exerciseEvents,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
@@ -452,6 +453,63 @@ func exerciseTxRollback(t *testing.T, s store.Store) {
 	}
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 0 {
 		t.Errorf("rolled-back draw persisted: %d", got.CreditUsed)
+	}
+}
+
+// exerciseSavepointNext: SavepointNext keeps the part before it, starts one that rolls
+// back alone (also after a failed statement), and COMMIT keeps the last part unreleased.
+func exerciseSavepointNext(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	key := func(k string) store.IdempotencyRecord {
+		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
+	}
+	err := s.InTx(ctx, func(q store.Querier) error {
+		sp := q.(store.Savepoints)
+		if err := sp.Savepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 5); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); err != nil {
+			t.Fatal(err)
+		}
+		// Undone alone: a draw, a claim and a failed statement after SavepointNext.
+		if err := sp.SavepointNext(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 7); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("b")); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("claim of a used key = %v, want ErrConflict", err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		// Kept without a release: the last part, committed with the transaction.
+		if err := sp.SavepointNext(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := q.CreditDraw(ctx, p.ID, 11); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		return q.IdempotencyClaim(ctx, key("c"))
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 16 {
+		t.Errorf("credit used %d, want 16 (5 and 11; the 7 rolled back to its savepoint)", got.CreditUsed)
+	}
+	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
+			t.Errorf("key %s: %v, want present %v", k, err, want)
+		}
 	}
 }
 
