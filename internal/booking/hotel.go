@@ -112,6 +112,36 @@ func roomOfferRun(r *catalog.Room, run *DayRun, st *hotelStay, c pricing.Contrac
 	return total * int64(st.rooms), ok
 }
 
+// roomPick is a hotel search's choice among one hotel's rooms, offered one by one in
+// the order of the hotel's Rooms: the cheapest for the stay, the first among equal
+// totals. The hotel's market for the party's nationality is looked up at the first room
+// offered.
+type roomPick struct {
+	st        *hotelStay
+	con       pricing.Contract
+	h         *catalog.Hotel
+	best      int // index in h.Rooms; −1 while none
+	total     int64
+	market    int64
+	marketSet bool
+	unchanged bool
+}
+
+// start begins the choice among h's rooms.
+func (p *roomPick) start(h *catalog.Hotel) { p.h, p.best, p.total, p.marketSet = h, -1, 0, false }
+
+// offer considers room i of the hotel, r, over its run of the stay's nights (not empty).
+func (p *roomPick) offer(i int, r *catalog.Room, run *DayRun) {
+	if !p.marketSet {
+		p.market, p.marketSet = int64(p.h.Markets[p.st.nationality]), true
+		p.unchanged = p.con.Unchanged(p.market)
+	}
+	total, ok := roomOfferRun(r, run, p.st, p.con, p.market, p.unchanged)
+	if ok && (p.best < 0 || total < p.total) {
+		p.best, p.total = i, total
+	}
+}
+
 // roomKinds are the unit kinds a hotel search reads.
 var roomKinds = []tradewind.UnitKind{tradewind.UnitRoom}
 
@@ -142,34 +172,54 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	from, to := st.claimRange()
 	found := hotelCandidates.get()
 	defer func() { hotelCandidates.put(found) }()
-	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
-		best, bestTotal := -1, int64(0)
-		market, marketSet, unchanged := int64(0), false, false
-		for i := range h.Rooms {
-			r := &h.Rooms[i]
-			if !st.fits(r) {
-				continue
+	pick := roomPick{st: &st, con: con}
+	flat := false
+	if hs, ok := s.reads().(HotelScanner); ok {
+		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
+		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
+			start := int32(0)
+			for i, h := range city.Hotels {
+				end := city.End[i]
+				pick.start(h)
+				for k := start; k < end; k++ {
+					rd := &city.Rooms[k]
+					r := &h.Rooms[rd.Index]
+					if !st.fits(r) {
+						continue
+					}
+					if run := rd.Run(from, days); len(run.Free) > 0 {
+						pick.offer(int(rd.Index), r, &run)
+					}
+				}
+				start = end
+				if pick.best >= 0 {
+					found = append(found, hotelCandidate{h, pick.best, pick.total})
+				}
 			}
-			run := stock.Run(tradewind.UnitRoom, r.ID)
-			if len(run.Free) == 0 {
-				continue
-			}
-			if !marketSet {
-				market, marketSet = int64(h.Markets[st.nationality]), true
-				unchanged = con.Unchanged(market)
-			}
-			total, ok := roomOfferRun(r, &run, &st, con, market, unchanged)
-			if !ok || (best >= 0 && total >= bestTotal) {
-				continue
-			}
-			best, bestTotal = i, total
+		})
+		if err != nil {
+			return nil, meta, err
 		}
-		if best >= 0 {
-			found = append(found, hotelCandidate{h, best, bestTotal})
+	}
+	if !flat {
+		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
+			pick.start(h)
+			for i := range h.Rooms {
+				r := &h.Rooms[i]
+				if !st.fits(r) {
+					continue
+				}
+				if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
+					pick.offer(i, r, &run)
+				}
+			}
+			if pick.best >= 0 {
+				found = append(found, hotelCandidate{h, pick.best, pick.total})
+			}
+		})
+		if err != nil {
+			return nil, meta, err
 		}
-	})
-	if err != nil {
-		return nil, meta, err
 	}
 	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
 	page := make([]HotelHit, len(cands))
