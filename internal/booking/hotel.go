@@ -101,24 +101,14 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
-// roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
-// market for the party's nationality looked up once by the caller, and whether it leaves
-// prices unchanged (pricing.Contract.Unchanged).
-func roomOfferRun(r *catalog.Room, run *DayRun, st *hotelStay, c pricing.Contract, market int64, unchanged bool) (int64, bool) {
-	if !st.fits(r) {
-		return 0, false
-	}
-	total, ok := stayTotalRun(run, st.nights, st.rooms, unchanged, func(net int64) int64 { return c.MarketLine(net, market) })
-	return total * int64(st.rooms), ok
-}
-
 // roomPick is a hotel search's choice among one hotel's rooms, offered one by one in
-// the order of the hotel's Rooms: the cheapest for the stay, the first among equal
-// totals. The hotel's market for the party's nationality is looked up at the first room
-// offered.
+// the order of the hotel's Rooms: the cheapest for the stay (roomOffer's rule over the
+// rooms' runs), the first among equal totals. The hotel's market for the party's
+// nationality is looked up at the first room offered.
 type roomPick struct {
 	st        *hotelStay
 	con       pricing.Contract
+	line      func(net int64) int64 // con.MarketLine at the hotel's market
 	h         *catalog.Hotel
 	best      int // index in h.Rooms; −1 while none
 	total     int64
@@ -127,17 +117,43 @@ type roomPick struct {
 	unchanged bool
 }
 
+func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
+	p := &roomPick{st: st, con: con}
+	p.line = func(net int64) int64 { return p.con.MarketLine(net, p.market) }
+	return p
+}
+
 // start begins the choice among h's rooms.
 func (p *roomPick) start(h *catalog.Hotel) { p.h, p.best, p.total, p.marketSet = h, -1, 0, false }
 
-// offer considers room i of the hotel, r, over its run of the stay's nights (not empty).
-func (p *roomPick) offer(i int, r *catalog.Room, run *DayRun) {
+// offer considers room i of the hotel, r, over the n days of days from index lo (a
+// unit's days read in place): not when the party does not fit it or its inventory does
+// not span the n days.
+func (p *roomPick) offer(i int, r *catalog.Room, days *DayRun, lo, n int32) {
+	st := p.st
+	if !st.fits(r) || lo < 0 || n <= 0 || int(lo)+int(n) > len(days.Free) {
+		return
+	}
 	if !p.marketSet {
-		p.market, p.marketSet = int64(p.h.Markets[p.st.nationality]), true
+		p.market, p.marketSet = int64(p.h.Markets[st.nationality]), true
 		p.unchanged = p.con.Unchanged(p.market)
 	}
-	total, ok := roomOfferRun(r, run, p.st, p.con, p.market, p.unchanged)
-	if ok && (p.best < 0 || total < p.total) {
+	hi := lo + n
+	var total int64
+	var ok bool
+	if p.unchanged && days.Wide == nil && int(n) == st.nights {
+		// stayTotalRun's common case, summed here without building the run.
+		total, ok = sumNets(days.Free[lo:hi], days.Price[lo:hi], st.rooms)
+	} else {
+		run := DayRun{Free: days.Free[lo:hi], Price: days.Price, Wide: days.Wide}
+		if run.Wide != nil {
+			run.Wide = run.Wide[lo:hi]
+		} else {
+			run.Price = run.Price[lo:hi]
+		}
+		total, ok = stayTotalRun(&run, st.nights, st.rooms, p.unchanged, p.line)
+	}
+	if total *= int64(st.rooms); ok && (p.best < 0 || total < p.total) {
 		p.best, p.total = i, total
 	}
 }
@@ -172,7 +188,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	from, to := st.claimRange()
 	found := hotelCandidates.get()
 	defer func() { hotelCandidates.put(found) }()
-	pick := roomPick{st: &st, con: con}
+	pick := newRoomPick(&st, con)
 	flat := false
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
@@ -183,13 +199,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				pick.start(h)
 				for k := start; k < end; k++ {
 					rd := &city.Rooms[k]
-					r := &h.Rooms[rd.Index]
-					if !st.fits(r) {
-						continue
-					}
-					if run := rd.Run(from, days); len(run.Free) > 0 {
-						pick.offer(int(rd.Index), r, &run)
-					}
+					pick.offer(int(rd.Index), &h.Rooms[rd.Index], &rd.Days, from-rd.First, days)
 				}
 				start = end
 				if pick.best >= 0 {
@@ -209,9 +219,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				if !st.fits(r) {
 					continue
 				}
-				if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
-					pick.offer(i, r, &run)
-				}
+				run := stock.Run(tradewind.UnitRoom, r.ID)
+				pick.offer(i, r, &run, 0, int32(len(run.Free)))
 			}
 			if pick.best >= 0 {
 				found = append(found, hotelCandidate{h, pick.best, pick.total})

@@ -201,9 +201,6 @@ type RoomDays struct {
 	Days  DayRun
 }
 
-// Run is the room's run over days days from day from (ItemStock.Run's answer).
-func (r *RoomDays) Run(from, days int32) DayRun { return r.Days.Span(from-r.First, days) }
-
 // mapStock is ItemStock over Stock's maps, for Reads without ScanCity; days is the
 // number of days asked.
 type mapStock struct {
