@@ -101,20 +101,13 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
-// roomPick is a hotel search's choice among one hotel's rooms, offered one by one in
-// the order of the hotel's Rooms: the cheapest for the stay (roomOffer's rule over the
-// rooms' runs), the first among equal totals. The hotel's market for the party's
-// nationality is looked up at the first room offered.
+// roomPick is a hotel search's choice among each hotel's rooms (hotel): the cheapest
+// for the stay (roomOffer's rule over the rooms' runs), the first among equal totals.
 type roomPick struct {
-	st        *hotelStay
-	con       pricing.Contract
-	line      func(net int64) int64 // con.MarketLine at the hotel's market
-	h         *catalog.Hotel
-	best      int // index in h.Rooms; −1 while none
-	total     int64
-	market    int64
-	marketSet bool
-	unchanged bool
+	st     *hotelStay
+	con    pricing.Contract
+	market int64                 // the current hotel's, for line
+	line   func(net int64) int64 // con.MarketLine at market
 }
 
 func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
@@ -123,39 +116,44 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 	return p
 }
 
-// start begins the choice among h's rooms.
-func (p *roomPick) start(h *catalog.Hotel) { p.h, p.best, p.total, p.marketSet = h, -1, 0, false }
-
-// offer considers room i of the hotel, r, over the n days of days from index lo (a
-// unit's days read in place): not when the party does not fit it or its inventory does
-// not span the n days.
-func (p *roomPick) offer(i int, r *catalog.Room, days *DayRun, lo, n int32) {
+// hotel returns h's room (index in h.Rooms) with the cheapest total for the stay, −1
+// when none fits the party and is free every night. rooms are h's rooms with inventory,
+// in the order of h.Rooms, their days read in place; the stay is days days from day
+// from. The hotel's market for the party's nationality is looked up at the first room
+// that fits and spans the stay.
+func (p *roomPick) hotel(h *catalog.Hotel, rooms []RoomDays, from, days int32) (best int, total int64) {
 	st := p.st
-	if !st.fits(r) || lo < 0 || n <= 0 || int(lo)+int(n) > len(days.Free) {
-		return
-	}
-	if !p.marketSet {
-		p.market, p.marketSet = int64(p.h.Markets[st.nationality]), true
-		p.unchanged = p.con.Unchanged(p.market)
-	}
-	hi := lo + n
-	var total int64
-	var ok bool
-	if p.unchanged && days.Wide == nil && int(n) == st.nights {
-		// stayTotalRun's common case, summed here without building the run.
-		total, ok = sumNets(days.Free[lo:hi], days.Price[lo:hi], st.rooms)
-	} else {
-		run := DayRun{Free: days.Free[lo:hi], Price: days.Price, Wide: days.Wide}
-		if run.Wide != nil {
-			run.Wide = run.Wide[lo:hi]
-		} else {
-			run.Price = run.Price[lo:hi]
+	nights, quantity := st.nights, st.rooms
+	best = -1
+	marketSet, unchanged := false, false
+	for k := range rooms {
+		rd := &rooms[k]
+		if !st.fits(&h.Rooms[rd.Index]) {
+			continue
 		}
-		total, ok = stayTotalRun(&run, st.nights, st.rooms, p.unchanged, p.line)
+		lo := from - rd.First
+		hi := lo + days
+		if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
+			continue // the inventory does not span the stay
+		}
+		if !marketSet {
+			p.market, marketSet = int64(h.Markets[st.nationality]), true
+			unchanged = p.con.Unchanged(p.market)
+		}
+		var t int64
+		var ok bool
+		if unchanged && rd.Days.Wide == nil && int(days) == nights {
+			// stayTotalRun's common case, summed here without building the run.
+			t, ok = sumNets(rd.Days.Free[lo:hi], rd.Days.Price[lo:hi], quantity)
+		} else {
+			run := rd.Days.Span(lo, days)
+			t, ok = stayTotalRun(&run, nights, quantity, unchanged, p.line)
+		}
+		if t *= int64(quantity); ok && (best < 0 || t < total) {
+			best, total = int(rd.Index), t
+		}
 	}
-	if total *= int64(st.rooms); ok && (p.best < 0 || total < p.total) {
-		p.best, p.total = i, total
-	}
+	return best, total
 }
 
 // roomKinds are the unit kinds a hotel search reads.
@@ -196,15 +194,10 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			start := int32(0)
 			for i, h := range city.Hotels {
 				end := city.End[i]
-				pick.start(h)
-				for k := start; k < end; k++ {
-					rd := &city.Rooms[k]
-					pick.offer(int(rd.Index), &h.Rooms[rd.Index], &rd.Days, from-rd.First, days)
+				if best, total := pick.hotel(h, city.Rooms[start:end], from, days); best >= 0 {
+					found = append(found, hotelCandidate{h, best, total})
 				}
 				start = end
-				if pick.best >= 0 {
-					found = append(found, hotelCandidate{h, pick.best, pick.total})
-				}
 			}
 		})
 		if err != nil {
@@ -212,18 +205,21 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		}
 	}
 	if !flat {
+		// Each hotel's rooms as runs of the stay (First 0: the run's first day is the
+		// stay's), chosen among alike.
+		days := int32(daysBetween(from, to))
+		var rooms []RoomDays
 		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
-			pick.start(h)
+			rooms = rooms[:0]
 			for i := range h.Rooms {
-				r := &h.Rooms[i]
-				if !st.fits(r) {
-					continue
+				if r := &h.Rooms[i]; st.fits(r) {
+					if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
+						rooms = append(rooms, RoomDays{Index: int32(i), Days: run})
+					}
 				}
-				run := stock.Run(tradewind.UnitRoom, r.ID)
-				pick.offer(i, r, &run, 0, int32(len(run.Free)))
 			}
-			if pick.best >= 0 {
-				found = append(found, hotelCandidate{h, pick.best, pick.total})
+			if best, total := pick.hotel(h, rooms, 0, days); best >= 0 {
+				found = append(found, hotelCandidate{h, best, total})
 			}
 		})
 		if err != nil {
