@@ -63,7 +63,7 @@ type hotelStay struct {
 func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
 
 // fits reports whether the party fits st.rooms rooms of type r.
-func (st hotelStay) fits(r *catalog.Room) bool {
+func (st *hotelStay) fits(r *catalog.Room) bool {
 	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
 }
 
@@ -137,7 +137,10 @@ func (p *roomPick) hotel(h *catalog.Hotel, rooms []RoomDays, from, days int32) (
 			continue // the inventory does not span the stay
 		}
 		if !marketSet {
-			p.market, marketSet = int64(h.Markets[st.nationality]), true
+			p.market, marketSet = 0, true
+			if len(h.Markets) > 0 { // most hotels have none: no lookup
+				p.market = int64(h.Markets[st.nationality])
+			}
 			unchanged = p.con.Unchanged(p.market)
 		}
 		var t int64
