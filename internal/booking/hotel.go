@@ -63,8 +63,12 @@ type hotelStay struct {
 func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
 
 // fits reports whether the party fits st.rooms rooms of type r.
-func (st *hotelStay) fits(r *catalog.Room) bool {
-	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
+func (st *hotelStay) fits(r *catalog.Room) bool { return st.fitsRoom(r.MaxAdults, r.MaxChildren) }
+
+// fitsRoom reports whether the party fits st.rooms rooms of maxAdults adults and
+// maxChildren children each.
+func (st *hotelStay) fitsRoom(maxAdults, maxChildren int) bool {
+	return st.adults <= st.rooms*maxAdults && st.children <= st.rooms*maxChildren
 }
 
 // stayRequest is the stay and party a hotel search, availability or quote asks for,
@@ -128,7 +132,7 @@ func (p *roomPick) hotel(h *catalog.Hotel, rooms []RoomDays, from, days int32) (
 	marketSet, unchanged := false, false
 	for k := range rooms {
 		rd := &rooms[k]
-		if !st.fits(&h.Rooms[rd.Index]) {
+		if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
 			continue
 		}
 		lo := from - rd.First
@@ -147,7 +151,7 @@ func (p *roomPick) hotel(h *catalog.Hotel, rooms []RoomDays, from, days int32) (
 		var ok bool
 		if unchanged && rd.Days.Wide == nil && int(days) == nights {
 			// stayTotalRun's common case, summed here without building the run.
-			t, ok = sumNets(rd.Days.Free[lo:hi], rd.Days.Price[lo:hi], quantity)
+			t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
 		} else {
 			run := rd.Days.Span(lo, days)
 			t, ok = stayTotalRun(&run, nights, quantity, unchanged, p.line)
@@ -217,7 +221,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			for i := range h.Rooms {
 				if r := &h.Rooms[i]; st.fits(r) {
 					if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
-						rooms = append(rooms, RoomDays{Index: int32(i), Days: run})
+						rooms = append(rooms, RoomDays{Index: int32(i), MaxAdults: r.MaxAdults, MaxChildren: r.MaxChildren, Days: run})
 					}
 				}
 			}

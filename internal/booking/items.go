@@ -294,18 +294,19 @@ func stayTotalRun(run *DayRun, nights, quantity int, unchanged bool, line func(n
 	if len(run.Free) != nights || !unchanged || run.Wide != nil {
 		return stayTotalLines(run, nights, quantity, line)
 	}
-	return sumNets(run.Free, run.Price, quantity)
+	return sumNets(run.Free, run.Price, 0, quantity)
 }
 
-// sumNets is stayTotalRun's sum of 32-bit nets, every night needing quantity free units.
-func sumNets(free, price []int32, quantity int) (int64, bool) {
+// sumNets is stayTotalRun's sum of 32-bit nets over days lo.. of free (and price),
+// every night needing quantity free units.
+func sumNets(free, price []int32, lo int, quantity int) (int64, bool) {
 	price = price[:len(free)] // one bounds check, not one a night
 	var total int64
-	for i, f := range free {
-		if f < 0 || int(f) < quantity {
+	for d := lo; d < len(free); d++ {
+		if f := free[d]; f < 0 || int(f) < quantity {
 			return 0, false
 		}
-		total += int64(price[i])
+		total += int64(price[d])
 	}
 	return total, true
 }

@@ -196,9 +196,10 @@ type CityHotels struct {
 // RoomDays is one room type of a hotel and what it can still sell from day First on
 // (days since 1970-01-01), one entry a day, as a DayRun (Free < 0: no inventory).
 type RoomDays struct {
-	Index int32 // in the hotel's Rooms
-	First int32
-	Days  DayRun
+	Index                  int32 // in the hotel's Rooms
+	First                  int32
+	MaxAdults, MaxChildren int // the room's (catalog.Room), read without it
+	Days                   DayRun
 }
 
 // mapStock is ItemStock over Stock's maps, for Reads without ScanCity; days is the

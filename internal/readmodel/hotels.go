@@ -56,8 +56,10 @@ func buildCityHotels(items []*item) *booking.CityHotels {
 		}
 		s := itemScan{x: x}
 		for i := range h.Rooms {
-			if u := s.unit(tradewind.UnitRoom, h.Rooms[i].ID); u != nil {
-				c.Rooms = append(c.Rooms, booking.RoomDays{Index: int32(i), First: u.first, Days: u.days()})
+			r := &h.Rooms[i]
+			if u := s.unit(tradewind.UnitRoom, r.ID); u != nil {
+				c.Rooms = append(c.Rooms, booking.RoomDays{Index: int32(i), First: u.first, MaxAdults: r.MaxAdults,
+					MaxChildren: r.MaxChildren, Days: u.days()})
 			}
 		}
 		c.Hotels = append(c.Hotels, h)
