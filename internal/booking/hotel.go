@@ -105,7 +105,7 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
-// roomPick is a hotel search's choice among each hotel's rooms (hotel): the cheapest
+// roomPick is a hotel search's choice among each hotel's rooms (city): the cheapest
 // for the stay (roomOffer's rule over the rooms' runs), the first among equal totals.
 type roomPick struct {
 	st     *hotelStay
@@ -120,47 +120,56 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 	return p
 }
 
-// hotel returns h's room (index in h.Rooms) with the cheapest total for the stay, −1
-// when none fits the party and is free every night. rooms are h's rooms with inventory,
-// in the order of h.Rooms, their days read in place; the stay is days days from day
-// from. The hotel's market for the party's nationality is looked up at the first room
+// city appends to found each hotel of c with its room (index in its Rooms) of the
+// cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
+// fits the party and is free every night is left out. The stay is days days from day
+// from. A hotel's market for the party's nationality is looked up at its first room
 // that fits and spans the stay.
-func (p *roomPick) hotel(h *catalog.Hotel, rooms []RoomDays, from, days int32) (best int, total int64) {
+func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate) []hotelCandidate {
 	st := p.st
 	nights, quantity := st.nights, st.rooms
-	best = -1
-	marketSet, unchanged := false, false
-	for k := range rooms {
-		rd := &rooms[k]
-		if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
-			continue
-		}
-		lo := from - rd.First
-		hi := lo + days
-		if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
-			continue // the inventory does not span the stay
-		}
-		if !marketSet {
-			p.market, marketSet = 0, true
-			if len(h.Markets) > 0 { // most hotels have none: no lookup
-				p.market = int64(h.Markets[st.nationality])
+	start := int32(0)
+	for i, h := range c.Hotels {
+		end := c.End[i]
+		rooms := c.Rooms[start:end]
+		start = end
+		best, total := -1, int64(0)
+		marketSet, unchanged := false, false
+		for k := range rooms {
+			rd := &rooms[k]
+			if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
+				continue
 			}
-			unchanged = p.con.Unchanged(p.market)
+			lo := from - rd.First
+			hi := lo + days
+			if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
+				continue // the inventory does not span the stay
+			}
+			if !marketSet {
+				p.market, marketSet = 0, true
+				if len(h.Markets) > 0 { // most hotels have none: no lookup
+					p.market = int64(h.Markets[st.nationality])
+				}
+				unchanged = p.con.Unchanged(p.market)
+			}
+			var t int64
+			var ok bool
+			if unchanged && rd.Days.Wide == nil && int(days) == nights {
+				// stayTotalRun's common case, summed here without building the run.
+				t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
+			} else {
+				run := rd.Days.Span(lo, days)
+				t, ok = stayTotalRun(&run, nights, quantity, unchanged, p.line)
+			}
+			if t *= int64(quantity); ok && (best < 0 || t < total) {
+				best, total = int(rd.Index), t
+			}
 		}
-		var t int64
-		var ok bool
-		if unchanged && rd.Days.Wide == nil && int(days) == nights {
-			// stayTotalRun's common case, summed here without building the run.
-			t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
-		} else {
-			run := rd.Days.Span(lo, days)
-			t, ok = stayTotalRun(&run, nights, quantity, unchanged, p.line)
-		}
-		if t *= int64(quantity); ok && (best < 0 || t < total) {
-			best, total = int(rd.Index), t
+		if best >= 0 {
+			found = append(found, hotelCandidate{h, best, total})
 		}
 	}
-	return best, total
+	return found
 }
 
 // roomKinds are the unit kinds a hotel search reads.
@@ -198,36 +207,28 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
-			start := int32(0)
-			for i, h := range city.Hotels {
-				end := city.End[i]
-				if best, total := pick.hotel(h, city.Rooms[start:end], from, days); best >= 0 {
-					found = append(found, hotelCandidate{h, best, total})
-				}
-				start = end
-			}
+			found = pick.city(city, from, days, found)
 		})
 		if err != nil {
 			return nil, meta, err
 		}
 	}
 	if !flat {
-		// Each hotel's rooms as runs of the stay (First 0: the run's first day is the
-		// stay's), chosen among alike.
+		// Each hotel as a city of one, its rooms as runs of the stay (First 0: the run's
+		// first day is the stay's).
 		days := int32(daysBetween(from, to))
-		var rooms []RoomDays
+		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1)}
 		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
-			rooms = rooms[:0]
+			one.Rooms = one.Rooms[:0]
 			for i := range h.Rooms {
 				if r := &h.Rooms[i]; st.fits(r) {
 					if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
-						rooms = append(rooms, RoomDays{Index: int32(i), MaxAdults: r.MaxAdults, MaxChildren: r.MaxChildren, Days: run})
+						one.Rooms = append(one.Rooms, RoomDays{Index: int32(i), MaxAdults: r.MaxAdults, MaxChildren: r.MaxChildren, Days: run})
 					}
 				}
 			}
-			if best, total := pick.hotel(h, rooms, 0, days); best >= 0 {
-				found = append(found, hotelCandidate{h, best, total})
-			}
+			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
+			found = pick.city(one, 0, days, found)
 		})
 		if err != nil {
 			return nil, meta, err
