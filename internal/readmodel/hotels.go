@@ -28,12 +28,16 @@ func (t *hotelTables) get(s *state, city string) *booking.CityHotels {
 	if c, ok := t.byCity.Load(city); ok {
 		return c.(*booking.CityHotels)
 	}
+	items := s.products[tradewind.ProductHotel].byCity[city]
+	if len(items) == 0 {
+		return &booking.CityHotels{} // not kept: any name may be searched
+	}
 	t.building.Lock()
 	defer t.building.Unlock()
 	if c, ok := t.byCity.Load(city); ok {
 		return c.(*booking.CityHotels)
 	}
-	c := buildCityHotels(s.products[tradewind.ProductHotel].byCity[city])
+	c := buildCityHotels(items)
 	if c != nil {
 		t.byCity.Store(city, c)
 	}

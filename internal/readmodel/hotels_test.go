@@ -82,6 +82,13 @@ func TestFlatHotelSearchAnswersAsTheScan(t *testing.T) {
 				}
 			}
 			compare(400)
+			cities := map[string]bool{}
+			for _, h := range doc.Hotels {
+				cities[strings.ToLower(h.City)] = true
+			}
+			if got := p.model.HotelTables(); got != len(cities) {
+				t.Fatalf("%d hotel tables kept for %d cities with hotels (searches of unknown cities keep none)", got, len(cities))
+			}
 
 			// This server's bookings, applied as they commit, then a re-import elsewhere:
 			// a hotel moved to the other city, a renamed one, new prices, sold-out and
