@@ -123,8 +123,7 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 // city appends to found each hotel of c with its room (index in its Rooms) of the
 // cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
 // fits the party and is free every night is left out. The stay is days days from day
-// from. A hotel's market for the party's nationality is looked up at its first room
-// that fits and spans the stay.
+// from.
 func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate) []hotelCandidate {
 	st := p.st
 	nights, quantity := st.nights, st.rooms
@@ -133,8 +132,15 @@ func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate)
 		end := c.End[i]
 		rooms := c.Rooms[start:end]
 		start = end
+		market := int64(0)
+		if len(h.Markets) > 0 { // most hotels have none: no lookup
+			market = int64(h.Markets[st.nationality])
+		}
+		// A net partner without market, a stay of the nights asked: 32-bit nets are
+		// summed in place (stayTotalRun's common case), the rest priced by it.
+		unchanged := p.con.Unchanged(market)
+		sum := unchanged && int(days) == nights
 		best, total := -1, int64(0)
-		marketSet, unchanged := false, false
 		for k := range rooms {
 			rd := &rooms[k]
 			if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
@@ -145,21 +151,12 @@ func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate)
 			if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
 				continue // the inventory does not span the stay
 			}
-			if !marketSet {
-				p.market, marketSet = 0, true
-				if len(h.Markets) > 0 { // most hotels have none: no lookup
-					p.market = int64(h.Markets[st.nationality])
-				}
-				unchanged = p.con.Unchanged(p.market)
-			}
 			var t int64
 			var ok bool
-			if unchanged && rd.Days.Wide == nil && int(days) == nights {
-				// stayTotalRun's common case, summed here without building the run.
+			if sum && rd.Days.Wide == nil {
 				t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
 			} else {
-				run := rd.Days.Span(lo, days)
-				t, ok = stayTotalRun(&run, nights, quantity, unchanged, p.line)
+				t, ok = p.priced(&rd.Days, lo, days, market, unchanged)
 			}
 			if t *= int64(quantity); ok && (best < 0 || t < total) {
 				best, total = int(rd.Index), t
@@ -170,6 +167,15 @@ func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate)
 		}
 	}
 	return found
+}
+
+// priced is stayTotalRun of days lo..lo+n−1 of days for one room, at the hotel's market.
+//
+//go:noinline
+func (p *roomPick) priced(days *DayRun, lo, n int32, market int64, unchanged bool) (int64, bool) {
+	p.market = market
+	run := days.Span(lo, n)
+	return stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
 }
 
 // roomKinds are the unit kinds a hotel search reads.
