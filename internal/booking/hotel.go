@@ -63,8 +63,12 @@ type hotelStay struct {
 func (st hotelStay) claimRange() (string, string) { return nightRange(st.checkIn, st.checkOut) }
 
 // fits reports whether the party fits st.rooms rooms of type r.
-func (st hotelStay) fits(r *catalog.Room) bool {
-	return st.adults <= st.rooms*r.MaxAdults && st.children <= st.rooms*r.MaxChildren
+func (st *hotelStay) fits(r *catalog.Room) bool { return st.fitsRoom(r.MaxAdults, r.MaxChildren) }
+
+// fitsRoom reports whether the party fits st.rooms rooms of maxAdults adults and
+// maxChildren children each.
+func (st *hotelStay) fitsRoom(maxAdults, maxChildren int) bool {
+	return st.adults <= st.rooms*maxAdults && st.children <= st.rooms*maxChildren
 }
 
 // stayRequest is the stay and party a hotel search, availability or quote asks for,
@@ -101,15 +105,77 @@ func roomOffer(h *catalog.Hotel, r *catalog.Room, rows []DayStock, st hotelStay,
 	return total * int64(st.rooms), ok
 }
 
-// roomOfferRun is roomOffer over the stay's run of nights (ItemStock.Run), the hotel's
-// market for the party's nationality looked up once by the caller, and whether it leaves
-// prices unchanged (pricing.Contract.Unchanged).
-func roomOfferRun(r *catalog.Room, run *DayRun, st *hotelStay, c pricing.Contract, market int64, unchanged bool) (int64, bool) {
-	if !st.fits(r) {
-		return 0, false
+// roomPick is a hotel search's choice among each hotel's rooms (city): the cheapest
+// for the stay (roomOffer's rule over the rooms' runs), the first among equal totals.
+type roomPick struct {
+	st     *hotelStay
+	con    pricing.Contract
+	market int64                 // the current hotel's, for line
+	line   func(net int64) int64 // con.MarketLine at market
+}
+
+func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
+	p := &roomPick{st: st, con: con}
+	p.line = func(net int64) int64 { return p.con.MarketLine(net, p.market) }
+	return p
+}
+
+// city appends to found each hotel of c with its room (index in its Rooms) of the
+// cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
+// fits the party and is free every night is left out. The stay is days days from day
+// from.
+func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate) []hotelCandidate {
+	st := p.st
+	nights, quantity := st.nights, st.rooms
+	start := int32(0)
+	for i, h := range c.Hotels {
+		end := c.End[i]
+		rooms := c.Rooms[start:end]
+		start = end
+		market := int64(0)
+		if len(h.Markets) > 0 { // most hotels have none: no lookup
+			market = int64(h.Markets[st.nationality])
+		}
+		// A net partner without market, a stay of the nights asked: 32-bit nets are
+		// summed in place (stayTotalRun's common case), the rest priced by it.
+		unchanged := p.con.Unchanged(market)
+		sum := unchanged && int(days) == nights
+		best, total := -1, int64(0)
+		for k := range rooms {
+			rd := &rooms[k]
+			if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
+				continue
+			}
+			lo := from - rd.First
+			hi := lo + days
+			if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
+				continue // the inventory does not span the stay
+			}
+			var t int64
+			var ok bool
+			if sum && rd.Days.Wide == nil {
+				t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
+			} else {
+				t, ok = p.priced(&rd.Days, lo, days, market, unchanged)
+			}
+			if t *= int64(quantity); ok && (best < 0 || t < total) {
+				best, total = int(rd.Index), t
+			}
+		}
+		if best >= 0 {
+			found = append(found, hotelCandidate{h, best, total})
+		}
 	}
-	total, ok := stayTotalRun(run, st.nights, st.rooms, unchanged, func(net int64) int64 { return c.MarketLine(net, market) })
-	return total * int64(st.rooms), ok
+	return found
+}
+
+// priced is stayTotalRun of days lo..lo+n−1 of days for one room, at the hotel's market.
+//
+//go:noinline
+func (p *roomPick) priced(days *DayRun, lo, n int32, market int64, unchanged bool) (int64, bool) {
+	p.market = market
+	run := days.Span(lo, n)
+	return stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
 }
 
 // roomKinds are the unit kinds a hotel search reads.
@@ -142,34 +208,37 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	from, to := st.claimRange()
 	found := hotelCandidates.get()
 	defer func() { hotelCandidates.put(found) }()
-	err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
-		best, bestTotal := -1, int64(0)
-		market, marketSet, unchanged := int64(0), false, false
-		for i := range h.Rooms {
-			r := &h.Rooms[i]
-			if !st.fits(r) {
-				continue
-			}
-			run := stock.Run(tradewind.UnitRoom, r.ID)
-			if len(run.Free) == 0 {
-				continue
-			}
-			if !marketSet {
-				market, marketSet = int64(h.Markets[st.nationality]), true
-				unchanged = con.Unchanged(market)
-			}
-			total, ok := roomOfferRun(r, &run, &st, con, market, unchanged)
-			if !ok || (best >= 0 && total >= bestTotal) {
-				continue
-			}
-			best, bestTotal = i, total
+	pick := newRoomPick(&st, con)
+	flat := false
+	if hs, ok := s.reads().(HotelScanner); ok {
+		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
+		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
+			found = pick.city(city, from, days, found)
+		})
+		if err != nil {
+			return nil, meta, err
 		}
-		if best >= 0 {
-			found = append(found, hotelCandidate{h, best, bestTotal})
+	}
+	if !flat {
+		// Each hotel as a city of one, its rooms as runs of the stay (First 0: the run's
+		// first day is the stay's).
+		days := int32(daysBetween(from, to))
+		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1)}
+		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
+			one.Rooms = one.Rooms[:0]
+			for i := range h.Rooms {
+				if r := &h.Rooms[i]; st.fits(r) {
+					if run := stock.Run(tradewind.UnitRoom, r.ID); len(run.Free) > 0 {
+						one.Rooms = append(one.Rooms, RoomDays{Index: int32(i), MaxAdults: r.MaxAdults, MaxChildren: r.MaxChildren, Days: run})
+					}
+				}
+			}
+			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
+			found = pick.city(one, 0, days, found)
+		})
+		if err != nil {
+			return nil, meta, err
 		}
-	})
-	if err != nil {
-		return nil, meta, err
 	}
 	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
 	page := make([]HotelHit, len(cands))

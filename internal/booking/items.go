@@ -291,22 +291,29 @@ func stayTotal(rows []DayStock, nights, quantity int, line func(net int64) int64
 // rule, read in place. unchanged says that line returns the net price itself
 // (pricing.Contract.Unchanged): 32-bit nets are then summed without calling it.
 func stayTotalRun(run *DayRun, nights, quantity int, unchanged bool, line func(net int64) int64) (int64, bool) {
-	free := run.Free
-	if len(free) != nights || !unchanged || run.Wide != nil {
+	if len(run.Free) != nights || !unchanged || run.Wide != nil {
 		return stayTotalLines(run, nights, quantity, line)
 	}
-	price := run.Price[:len(free)] // one bounds check, not one a night
+	return sumNets(run.Free, run.Price, 0, quantity)
+}
+
+// sumNets is stayTotalRun's sum of 32-bit nets over days lo.. of free (and price),
+// every night needing quantity free units.
+func sumNets(free, price []int32, lo int, quantity int) (int64, bool) {
+	price = price[:len(free)] // one bounds check, not one a night
 	var total int64
-	for i, f := range free {
-		if f < 0 || int(f) < quantity {
+	for d := lo; d < len(free); d++ {
+		if f := free[d]; f < 0 || int(f) < quantity {
 			return 0, false
 		}
-		total += int64(price[i])
+		total += int64(price[d])
 	}
 	return total, true
 }
 
 // stayTotalLines is stayTotalRun pricing each night by line.
+//
+//go:noinline
 func stayTotalLines(run *DayRun, nights, quantity int, line func(net int64) int64) (int64, bool) {
 	if len(run.Free) != nights {
 		return 0, false

@@ -146,6 +146,19 @@ func (r DayRun) PriceAt(i int) int64 {
 	return int64(r.Price[i])
 }
 
+// Span is the run's days lo..lo+days−1, read in place: a run of no days unless it
+// holds them all.
+func (r *DayRun) Span(lo, days int32) DayRun {
+	hi := lo + days
+	if lo < 0 || hi > int32(len(r.Free)) || lo >= hi {
+		return DayRun{}
+	}
+	if r.Wide != nil {
+		return DayRun{Free: r.Free[lo:hi:hi], Wide: r.Wide[lo:hi:hi]}
+	}
+	return DayRun{Free: r.Free[lo:hi:hi], Price: r.Price[lo:hi:hi]}
+}
+
 // CityScanner is implemented by Reads that hold the catalog in memory (the read
 // model): a search reads each item of a city with its units' days in turn, without a
 // map of the city's stock nor a copy of every day.
@@ -156,6 +169,37 @@ type CityScanner interface {
 	// Stock instead. each must not keep s nor call the reader.
 	ScanCity(ctx context.Context, kind tradewind.ProductType, city string, kinds []tradewind.UnitKind, from, to string,
 		each func(d Decoded, s ItemStock)) (ok bool, err error)
+}
+
+// HotelScanner is implemented by Reads that keep each city's hotels and their rooms'
+// days in flat arrays (the read model): a hotel search then reads every room of the
+// city in one loop, without a call per hotel or per room.
+type HotelScanner interface {
+	// ScanHotels calls each once, under the reader's lock, with the hotels of city
+	// (lower-case key) and their rooms' days, from the day from (days since 1970-01-01)
+	// for days days (from..to, both included). ok false: the reader cannot answer this
+	// way (its model is not built yet, or the city holds an item that is not a hotel);
+	// the caller scans the city with ScanCity or CityItems instead. each must not keep c
+	// nor call the reader.
+	ScanHotels(ctx context.Context, city string, from, to string, each func(c *CityHotels, from, days int32)) (ok bool, err error)
+}
+
+// CityHotels is a city's hotels, by id, and the rooms of each that have inventory,
+// in the order of the hotel's Rooms: the rooms of Hotels[i] are Rooms[End[i-1]:End[i]]
+// (from 0 for the first). Read only.
+type CityHotels struct {
+	Hotels []*catalog.Hotel
+	End    []int32
+	Rooms  []RoomDays
+}
+
+// RoomDays is one room type of a hotel and what it can still sell from day First on
+// (days since 1970-01-01), one entry a day, as a DayRun (Free < 0: no inventory).
+type RoomDays struct {
+	Index                  int32 // in the hotel's Rooms
+	First                  int32
+	MaxAdults, MaxChildren int // the room's (catalog.Room), read without it
+	Days                   DayRun
 }
 
 // mapStock is ItemStock over Stock's maps, for Reads without ScanCity; days is the

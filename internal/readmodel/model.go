@@ -64,6 +64,7 @@ type state struct {
 	products map[tradewind.ProductType]*catalogIndex
 	units    map[unitKey]*unit
 	days     dayNames
+	hotels   *hotelTables
 }
 
 func newState() *state {
@@ -71,7 +72,7 @@ func newState() *state {
 	for _, p := range tradewind.AllProducts {
 		products[p] = &catalogIndex{byID: map[int64]*item{}, byCity: map[string][]*item{}}
 	}
-	return &state{products: products, units: map[unitKey]*unit{}}
+	return &state{products: products, units: map[unitKey]*unit{}, hotels: &hotelTables{}}
 }
 
 // catalogIndex is the items of one product, by id and by city.
@@ -105,6 +106,11 @@ type unit struct {
 	free   []int32
 	price  []int32 // nil when wide
 	wide   []int64 // prices above math.MaxInt32 (catalog.MaxAmount allows 10^11)
+}
+
+// days is the unit's days as a booking.DayRun, read in place.
+func (u *unit) days() booking.DayRun {
+	return booking.DayRun{Free: u.free, Price: u.price, Wide: u.wide}
 }
 
 // priceAt is the net price of day index d.
@@ -306,6 +312,9 @@ func (m *state) put(x *item) {
 	copy(city[at+1:], city[at:])
 	city[at] = x
 	idx.byCity[x.city] = city
+	if x.kind == tradewind.ProductHotel {
+		m.hotels.drop(x.city)
+	}
 	for _, u := range x.units {
 		m.units[u.key] = u
 		m.days.cover(u.first, u.first+int32(len(u.free))-1)
@@ -326,6 +335,9 @@ func (m *state) remove(kind tradewind.ProductType, id int64) {
 			city = append(city[:i:i], city[i+1:]...)
 			break
 		}
+	}
+	if kind == tradewind.ProductHotel {
+		m.hotels.drop(old.city)
 	}
 	if len(city) == 0 {
 		delete(idx.byCity, old.city)

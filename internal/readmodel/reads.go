@@ -208,12 +208,6 @@ func (s *itemScan) Run(kind tradewind.UnitKind, unitID int64) booking.DayRun {
 	if u == nil {
 		return booking.DayRun{}
 	}
-	lo, hi := s.from-u.first, s.to-u.first+1
-	if lo < 0 || hi > int32(len(u.free)) || lo >= hi {
-		return booking.DayRun{}
-	}
-	if u.wide != nil {
-		return booking.DayRun{Free: u.free[lo:hi:hi], Wide: u.wide[lo:hi:hi]}
-	}
-	return booking.DayRun{Free: u.free[lo:hi:hi], Price: u.price[lo:hi:hi]}
+	days := u.days()
+	return days.Span(s.from-u.first, s.to-s.from+1)
 }

@@ -1,0 +1,10 @@
+package readmodel
+
+// HotelTables counts the cities whose flat hotel table the model keeps.
+func (m *Model) HotelTables() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	n := 0
+	m.hotels.byCity.Range(func(any, any) bool { n++; return true })
+	return n
+}
