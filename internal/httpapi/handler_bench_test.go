@@ -21,7 +21,7 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// BenchmarkHandler serves search and availability through the whole partner API handler
+// BenchmarkHandler serves the four searches and the four availabilities through the whole partner API handler
 // (request id, logging, request log capture, key lookup, guards, decoding, the read
 // model, the envelope), in-process over SQLite, as serve wires it, and reports its
 // throughput as a share of a bare handler writing the same bytes ("%floor", the load
@@ -72,6 +72,16 @@ func benchHandler(b *testing.B, requestLog bool) {
 		{"rental-search", "/rentals/search", `{"destination":"` + doc.Rentals[0].City + `","check_in":"` + in + `","check_out":"` + out + `"}`},
 		{"package-search", "/packages/search", `{"destination":"` + doc.Packages[0].City + `"}`},
 		{"hotel-availability", "/hotels/availability", `{"hotel_id":` + strconv.FormatInt(doc.Hotels[len(doc.Hotels)/2].ID, 10) + `,"check_in":"` + in + `","check_out":"` + out + `"}`},
+		{"activity-availability", "/activities/availability", `{"activity_id":` + strconv.FormatInt(doc.Activities[len(doc.Activities)/2].ID, 10) + `,"date":"` + in + `"}`},
+		{"rental-availability", "/rentals/availability", `{"rental_id":` + strconv.FormatInt(doc.Rentals[len(doc.Rentals)/2].ID, 10) + `,"check_in":"` + in + `","check_out":"` + out + `"}`},
+	}
+	// The load benchmark's package: the first open one.
+	for _, pk := range doc.Packages {
+		if pk.Kind == "open" {
+			cases = append(cases, struct{ name, path, body string }{"package-availability", "/packages/availability",
+				`{"package_id":` + strconv.FormatInt(pk.ID, 10) + `,"travel_date":"` + in + `","adults":2}`})
+			break
+		}
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
