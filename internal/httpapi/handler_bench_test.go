@@ -31,15 +31,31 @@ import (
 // as serve has them. BenchmarkHandlerNoRequestLog is the same without the request log.
 //
 //	go test -run XXX -bench Handler ./internal/httpapi/
-func BenchmarkHandler(b *testing.B) { benchHandler(b, true) }
+func BenchmarkHandler(b *testing.B) { benchHandler(b, true, benchCatalog) }
 
 // BenchmarkHandlerNoRequestLog is BenchmarkHandler without the request log: the part of
 // the cost that is not the log's.
-func BenchmarkHandlerNoRequestLog(b *testing.B) { benchHandler(b, false) }
+func BenchmarkHandlerNoRequestLog(b *testing.B) { benchHandler(b, false, benchCatalog) }
 
-func benchHandler(b *testing.B, requestLog bool) {
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
-		Days: 60, Seed: 7, Start: apitest.Start})
+// BenchmarkHandlerSmall is BenchmarkHandler over a catalog small enough that its set-up
+// is cheap under callgrind: availability answers do not depend on the catalog's size, so
+// its availability cases count the chain around them (docs/performance.md, "hotpath").
+func BenchmarkHandlerSmall(b *testing.B) {
+	benchHandler(b, true, catalog.GenerateOptions{Hotels: 40, Activities: 20, Rentals: 20, Packages: 20, Cities: 2,
+		Days: 40, Seed: 7, Start: apitest.Start})
+}
+
+// BenchmarkHandlerSmallNoRequestLog is BenchmarkHandlerSmall without the request log.
+func BenchmarkHandlerSmallNoRequestLog(b *testing.B) {
+	benchHandler(b, false, catalog.GenerateOptions{Hotels: 40, Activities: 20, Rentals: 20, Packages: 20, Cities: 2,
+		Days: 40, Seed: 7, Start: apitest.Start})
+}
+
+var benchCatalog = catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
+	Days: 60, Seed: 7, Start: apitest.Start}
+
+func benchHandler(b *testing.B, requestLog bool, size catalog.GenerateOptions) {
+	doc := catalog.Generate(size)
 	var l *reqlog.Logger
 	var auth *authcache.Cache
 	env := apitest.New(b, storetest.Openers()[0], func(c *httpapi.Config) {

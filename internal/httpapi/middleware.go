@@ -85,16 +85,24 @@ func validRequestID(id string) bool {
 // requestID gives every request an id, echoed in X-Request-Id and every log line.
 func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
+		id := headerGet(r.Header, hdrRequestID)
 		if !validRequestID(id) {
-			b := make([]byte, 12)
-			_, _ = rand.Read(b)
-			id = "req_" + hex.EncodeToString(b)
+			id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", id)
+		headerSet(w.Header(), hdrRequestID, id)
 		_, console := consoleOf(r.Context())
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, &requestInfo{id: id, console: console})))
 	})
+}
+
+// newRequestID returns "req_" and 24 random hex digits, in one allocation.
+func newRequestID() string {
+	var raw [12]byte
+	_, _ = rand.Read(raw[:])
+	var b [len("req_") + 2*len(raw)]byte
+	copy(b[:], "req_")
+	hex.Encode(b[len("req_"):], raw[:])
+	return string(b[:])
 }
 
 type statusRecorder struct {
@@ -144,19 +152,36 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(rec, r)
 		ri := infoFrom(r.Context())
-		d := time.Since(start)
+		end := time.Now()
+		d := end.Sub(start)
 		switch {
 		case rec.capture && ri.key != nil:
 			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d), !rec.errorsOnly)
 		case rec.capture:
 			reqlog.Recycle(rec.body)
 		}
-		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID, "console", ri.console)
+		s.logRequest(r, ri, rec.status, end, d)
 		if s.cfg.Observe != nil {
 			s.cfg.Observe(ri.route, rec.status, ri.partnerID, d)
 		}
 	})
+}
+
+// logRequest logs the request's line, as s.logger.InfoContext would with these
+// attributes, but with typed attributes (no boxing) and without the caller's program
+// counter, which only a handler with AddSource would show (serve's has none): the line
+// is the same, its cost smaller.
+func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, at time.Time, d time.Duration) {
+	ctx := r.Context()
+	h := s.logger.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(at, slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.String("method", r.Method), slog.String("route", ri.route), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.Int64("duration_ms", d.Milliseconds()), slog.Int64("partner_id", ri.partnerID),
+		slog.Bool("console", ri.console))
+	_ = h.Handle(ctx, rec)
 }
 
 // recoverPanics turns a panic into a logged 500 envelope.
@@ -217,9 +242,10 @@ func (s *Server) callerOf(ctx context.Context, k *tradewind.APIKey) (*booking.Ca
 // authenticated runs an endpoint: body limit, key, guards, scope, product,
 // Idempotency-Key, handler, envelope.
 func (s *Server) authenticated(e endpoint) http.Handler {
+	route := e.method + " " + e.path // once, not per request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := infoFrom(r.Context())
-		ri.route = e.method + " " + e.path
+		ri.route = route
 		ri.effect = e.effect
 		res, err := s.serveEndpoint(w, r, e, ri)
 		if err != nil {
@@ -261,7 +287,7 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 		}
 	}
 	if e.idempotent {
-		if err := booking.CheckIdempotencyKey(r.Header.Get(HeaderIdempotencyKey)); err != nil {
+		if err := booking.CheckIdempotencyKey(headerGet(r.Header, hdrIdempotencyKey)); err != nil {
 			return nil, err
 		}
 	}
