@@ -16,6 +16,10 @@ const (
 	hdrCacheControl   = "Cache-Control"
 	hdrIdempotencyKey = HeaderIdempotencyKey
 	hdrScenario       = "Tradewind-Scenario" // booking.HeaderScenario
+
+	hdrRateLimitLimit     = "Ratelimit-Limit"     // HeaderRateLimitLimit
+	hdrRateLimitRemaining = "Ratelimit-Remaining" // HeaderRateLimitRemaining
+	hdrRateLimitReset     = "Ratelimit-Reset"     // HeaderRateLimitReset
 )
 
 // headerGet is h.Get(key) for a canonical key.

@@ -15,6 +15,7 @@ func TestCanonicalHeaderNames(t *testing.T) {
 		hdrAPIKey: HeaderAPIKey, hdrRequestID: "x-request-id", hdrContentType: "content-type",
 		hdrContentLength: "content-length", hdrNoSniff: "x-content-type-options", hdrCacheControl: "cache-control",
 		hdrIdempotencyKey: HeaderIdempotencyKey, hdrScenario: booking.HeaderScenario,
+		hdrRateLimitLimit: HeaderRateLimitLimit, hdrRateLimitRemaining: HeaderRateLimitRemaining, hdrRateLimitReset: HeaderRateLimitReset,
 	} {
 		if c := http.CanonicalHeaderKey(documented); c != name {
 			t.Errorf("%q: canonical form %q, indexed as %q", documented, c, name)
