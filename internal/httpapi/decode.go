@@ -23,7 +23,11 @@ func checkContentType(r *http.Request, body []byte) error {
 	if len(body) == 0 {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(headerGet(r.Header, hdrContentType)); err != nil || mt != "application/json" {
+	ct := headerGet(r.Header, hdrContentType)
+	if ct == "application/json" { // what ParseMediaType accepts below, without its parameter map
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return tradewind.Invalid([]string{"Content-Type: send application/json with a body"})
 	}
 	return nil
