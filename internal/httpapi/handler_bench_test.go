@@ -133,6 +133,9 @@ func benchHandler(b *testing.B, requestLog bool, size catalog.GenerateOptions) {
 			}
 			floor := time.Since(t0)
 			b.ReportMetric(100*float64(floor)/float64(api), "%floor")
+			// The harness's own allocations (request, recorder) and the bare handler's:
+			// allocs/op less this is the API's.
+			b.ReportMetric(testing.AllocsPerRun(100, func() { do(bare) }), "floor-allocs/op")
 			b.ReportMetric(float64(len(answer)), "bytes/answer")
 		})
 	}
