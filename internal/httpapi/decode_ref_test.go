@@ -90,7 +90,6 @@ func refCollectFields(v reflect.Value, out map[string]reflect.Value) {
 	}
 }
 
-
 // decodeCases are bodies for each request type the partner API decodes.
 var decodeCases = []string{
 	`{"hotel_id":12,"check_in":"2026-01-01","check_out":"2026-01-04"}`,

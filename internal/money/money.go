@@ -136,7 +136,9 @@ type Amount struct {
 }
 
 // MarshalJSON writes the amount as a bare JSON number, e.g. 120.00.
-func (a Amount) MarshalJSON() ([]byte, error) { return AppendFormat(make([]byte, 0, 24), a.Minor, a.Currency), nil }
+func (a Amount) MarshalJSON() ([]byte, error) {
+	return AppendFormat(make([]byte, 0, 24), a.Minor, a.Currency), nil
+}
 
 // String renders the amount with its currency, e.g. "120.00 EUR".
 func (a Amount) String() string { return Format(a.Minor, a.Currency) + " " + a.Currency }
