@@ -41,7 +41,7 @@ func appendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // appendAmount appends a as money.Amount's MarshalJSON does.
 func appendAmount(b []byte, a money.Amount) []byte {
-	return append(b, money.Format(a.Minor, a.Currency)...)
+	return money.AppendFormat(b, a.Minor, a.Currency)
 }
 
 // appendFloat appends f as encoding/json does (finite values).

@@ -54,7 +54,7 @@ func (s *Server) caller(r *http.Request) (*booking.Caller, error) {
 	if cc, ok := consoleOf(r.Context()); ok {
 		return s.authenticateConsole(r.Context(), cc)
 	}
-	return s.authenticate(r.Context(), r.Header.Get(HeaderAPIKey))
+	return s.authenticate(r.Context(), headerGet(r.Header, hdrAPIKey))
 }
 
 // authenticateConsole finds the caller of a console call: the partner's own usable test

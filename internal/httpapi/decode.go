@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/tradewind/tradewind"
 )
@@ -20,7 +23,11 @@ func checkContentType(r *http.Request, body []byte) error {
 	if len(body) == 0 {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	ct := headerGet(r.Header, hdrContentType)
+	if ct == "application/json" { // what ParseMediaType accepts below, without its parameter map
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return tradewind.Invalid([]string{"Content-Type: send application/json with a body"})
 	}
 	return nil
@@ -37,7 +44,7 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 		return tradewind.Invalid([]string{"body: a JSON object is required"})
 	}
 	var problems []string
-	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems)
+	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems, json.Valid(body))
 	// No text anywhere may hold U+0000: no database stores it, and it is never meant. In
 	// valid JSON a string holds it only as the escape \u0000 (a raw control byte is a
 	// syntax error), so a body without that text is not decoded a second time.
@@ -68,48 +75,217 @@ func findNUL(v any, path string, problems *[]string) {
 	}
 }
 
-func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		var syn *json.SyntaxError
-		switch {
-		case prefix == "" && asSyntax(err, &syn):
-			*problems = append(*problems, fmt.Sprintf("body: malformed JSON at byte %d: %s", syn.Offset, syn.Error()))
-		case prefix == "":
-			*problems = append(*problems, "body: must be a JSON object")
-		default:
-			*problems = append(*problems, strings.TrimSuffix(prefix, ".")+": must be an object")
-		}
-		return
+// member is one name and raw value of a JSON object.
+type member struct{ name, val []byte }
+
+// maxScannedMembers is the most members decodeObject finds itself (on the stack); an
+// object with more is decoded through a map.
+const maxScannedMembers = 16
+
+// decodeObject decodes the JSON object raw into struct v, field by field, in the order
+// of the names. valid tells that raw is known to be valid JSON (a body json.Valid
+// accepted, or a value inside one): then an object whose names are plain ASCII without
+// escapes and appear once is split by scanMembers, without a map or a copy; any other
+// goes through json.Unmarshal into a map, which also words the syntax errors.
+func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string, valid bool) {
+	var buf [maxScannedMembers]member
+	var members []member
+	ok := false
+	if valid {
+		members, ok = scanMembers(raw, buf[:0])
 	}
-	known := map[string]reflect.Value{}
-	collectFields(v, known)
-	for _, name := range sortedKeys(fields) {
-		fv, ok := known[name]
+	if !ok {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			var syn *json.SyntaxError
+			switch {
+			case prefix == "" && asSyntax(err, &syn):
+				*problems = append(*problems, fmt.Sprintf("body: malformed JSON at byte %d: %s", syn.Offset, syn.Error()))
+			case prefix == "":
+				*problems = append(*problems, "body: must be a JSON object")
+			default:
+				*problems = append(*problems, strings.TrimSuffix(prefix, ".")+": must be an object")
+			}
+			return
+		}
+		members = buf[:0]
+		for _, name := range sortedKeys(fields) {
+			members = append(members, member{name: []byte(name), val: fields[name]})
+		}
+	}
+	known := fieldsOf(v.Type())
+	for _, m := range members {
+		idx, ok := known[string(m.name)]
 		if !ok {
-			*problems = append(*problems, prefix+name+": unknown field")
+			*problems = append(*problems, prefix+string(m.name)+": unknown field")
 			continue
 		}
-		val := fields[name]
+		val := m.val
 		if string(val) == "null" {
 			continue
 		}
-		target := fv
+		target := v.FieldByIndex(idx)
 		if target.Kind() == reflect.Pointer && target.Type().Elem().Kind() == reflect.Struct {
 			if target.IsNil() {
 				target.Set(reflect.New(target.Type().Elem()))
 			}
-			decodeObject(val, target.Elem(), prefix+name+".", problems)
+			decodeObject(val, target.Elem(), prefix+string(m.name)+".", problems, true)
 			continue
 		}
 		if target.Kind() == reflect.Slice && target.Type().Elem().Kind() == reflect.Struct {
-			decodeArray(val, target, prefix+name, problems)
+			decodeArray(val, target, prefix+string(m.name), problems)
+			continue
+		}
+		if decodePlain(val, target) {
 			continue
 		}
 		if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
-			*problems = append(*problems, fmt.Sprintf("%s%s: must be %s", prefix, name, describe(target.Type())))
+			*problems = append(*problems, fmt.Sprintf("%s%s: must be %s", prefix, m.name, describe(target.Type())))
 		}
 	}
+}
+
+// scanMembers appends the members of the valid JSON value raw to dst, sorted by name,
+// and reports whether it could: raw is an object of at most maxScannedMembers members
+// whose names are ASCII without escapes, each appearing once (json.Unmarshal into a map
+// would keep the last of two; this leaves that, and the other cases, to it).
+func scanMembers(raw []byte, dst []member) ([]member, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(raw, i+1)
+	if raw[i] == '}' {
+		return dst, true
+	}
+	for {
+		// raw[i] is the opening quote of a name.
+		j := i + 1
+		for raw[j] != '"' {
+			if raw[j] == '\\' || raw[j] >= utf8.RuneSelf {
+				return nil, false
+			}
+			j++
+		}
+		name := raw[i+1 : j]
+		i = skipSpace(raw, j+1) + 1 // past the colon
+		i = skipSpace(raw, i)
+		end := skipValue(raw, i)
+		if len(dst) == maxScannedMembers {
+			return nil, false
+		}
+		for _, m := range dst {
+			if bytes.Equal(m.name, name) {
+				return nil, false
+			}
+		}
+		dst = append(dst, member{name: name, val: raw[i:end]})
+		i = skipSpace(raw, end)
+		if raw[i] == '}' {
+			break
+		}
+		i = skipSpace(raw, i+1) // past the comma
+	}
+	// Insertion sort: a request has a handful of members.
+	for a := 1; a < len(dst); a++ {
+		for b := a; b > 0 && bytes.Compare(dst[b].name, dst[b-1].name) < 0; b-- {
+			dst[b], dst[b-1] = dst[b-1], dst[b]
+		}
+	}
+	return dst, true
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at raw[i].
+func skipValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for i < len(raw) {
+		switch raw[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the valid JSON string that starts at raw[i].
+func skipString(raw []byte, i int) int {
+	for i++; raw[i] != '"'; i++ {
+		if raw[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+var (
+	stringType = reflect.TypeFor[string]()
+	intType    = reflect.TypeFor[int]()
+	int64Type  = reflect.TypeFor[int64]()
+	intPtrType = reflect.TypeFor[*int]()
+)
+
+// decodePlain decodes the valid JSON value val into target when it is what most request
+// fields hold, and answers as json.Unmarshal would: a string without escapes (valid
+// UTF-8) into a string, an integer in range into an int, int64 or a nil *int. It reports
+// false, having set nothing, for anything else, which json.Unmarshal then decodes.
+func decodePlain(val []byte, target reflect.Value) bool {
+	switch t := target.Type(); t {
+	case stringType:
+		if len(val) < 2 || val[0] != '"' {
+			return false
+		}
+		s := val[1 : len(val)-1]
+		if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+			return false
+		}
+		target.SetString(string(s))
+		return true
+	case intType, int64Type, intPtrType:
+		if t == intPtrType && !target.IsNil() {
+			return false
+		}
+		if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) || bytes.ContainsAny(val, ".eE") {
+			return false
+		}
+		n, err := strconv.ParseInt(string(val), 10, 64)
+		if err != nil {
+			return false
+		}
+		if t == intPtrType {
+			p := new(int)
+			*p = int(n)
+			target.Set(reflect.ValueOf(p))
+			return true
+		}
+		target.SetInt(n)
+		return true
+	}
+	return false
 }
 
 // decodeArray decodes a JSON array of objects into slice v element by element, so that
@@ -122,7 +298,7 @@ func decodeArray(raw []byte, v reflect.Value, path string, problems *[]string) {
 	}
 	out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
 	for i, e := range elems {
-		decodeObject(e, out.Index(i), fmt.Sprintf("%s[%d].", path, i), problems)
+		decodeObject(e, out.Index(i), fmt.Sprintf("%s[%d].", path, i), problems, true)
 	}
 	v.Set(out)
 }
@@ -133,20 +309,34 @@ func asSyntax(err error, syn **json.SyntaxError) bool {
 	return ok
 }
 
-// collectFields maps json names to the settable fields of struct v, embedded included.
-func collectFields(v reflect.Value, out map[string]reflect.Value) {
-	t := v.Type()
+// structFields caches fieldsOf: reflect.Type → map[string][]int.
+var structFields sync.Map
+
+// fieldsOf maps the json names of struct type t to the index paths of its settable
+// fields, embedded structs' included (a later field of a name wins, as it always did).
+func fieldsOf(t reflect.Type) map[string][]int {
+	if f, ok := structFields.Load(t); ok {
+		return f.(map[string][]int)
+	}
+	out := map[string][]int{}
+	collectFields(t, nil, out)
+	structFields.Store(t, out)
+	return out
+}
+
+func collectFields(t reflect.Type, index []int, out map[string][]int) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		idx := append(slices.Clone(index), i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			collectFields(v.Field(i), out)
+			collectFields(f.Type, idx, out)
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		out[name] = v.Field(i)
+		out[name] = idx
 	}
 }
 

@@ -94,8 +94,8 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(body) // what encodes is written, as before when the encoder wrote to w
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	headerSet(h, hdrContentType, "application/json")
+	headerSet(h, hdrContentLength, strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -137,8 +137,8 @@ func writeAppended(w http.ResponseWriter, status int, data, meta jsonAppender) {
 	b = append(b, '}', '\n')
 	buf.Write(b) // b is buf's own free space when it fits: no copy
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	headerSet(h, hdrContentType, "application/json")
+	headerSet(h, hdrContentLength, strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

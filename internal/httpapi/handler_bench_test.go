@@ -21,7 +21,7 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// BenchmarkHandler serves search and availability through the whole partner API handler
+// BenchmarkHandler serves the four searches and the four availabilities through the whole partner API handler
 // (request id, logging, request log capture, key lookup, guards, decoding, the read
 // model, the envelope), in-process over SQLite, as serve wires it, and reports its
 // throughput as a share of a bare handler writing the same bytes ("%floor", the load
@@ -31,15 +31,31 @@ import (
 // as serve has them. BenchmarkHandlerNoRequestLog is the same without the request log.
 //
 //	go test -run XXX -bench Handler ./internal/httpapi/
-func BenchmarkHandler(b *testing.B) { benchHandler(b, true) }
+func BenchmarkHandler(b *testing.B) { benchHandler(b, true, benchCatalog) }
 
 // BenchmarkHandlerNoRequestLog is BenchmarkHandler without the request log: the part of
 // the cost that is not the log's.
-func BenchmarkHandlerNoRequestLog(b *testing.B) { benchHandler(b, false) }
+func BenchmarkHandlerNoRequestLog(b *testing.B) { benchHandler(b, false, benchCatalog) }
 
-func benchHandler(b *testing.B, requestLog bool) {
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
-		Days: 60, Seed: 7, Start: apitest.Start})
+// BenchmarkHandlerSmall is BenchmarkHandler over a catalog small enough that its set-up
+// is cheap under callgrind: availability answers do not depend on the catalog's size, so
+// its availability cases count the chain around them (docs/performance.md, "hotpath").
+func BenchmarkHandlerSmall(b *testing.B) {
+	benchHandler(b, true, catalog.GenerateOptions{Hotels: 40, Activities: 20, Rentals: 20, Packages: 20, Cities: 2,
+		Days: 40, Seed: 7, Start: apitest.Start})
+}
+
+// BenchmarkHandlerSmallNoRequestLog is BenchmarkHandlerSmall without the request log.
+func BenchmarkHandlerSmallNoRequestLog(b *testing.B) {
+	benchHandler(b, false, catalog.GenerateOptions{Hotels: 40, Activities: 20, Rentals: 20, Packages: 20, Cities: 2,
+		Days: 40, Seed: 7, Start: apitest.Start})
+}
+
+var benchCatalog = catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
+	Days: 60, Seed: 7, Start: apitest.Start}
+
+func benchHandler(b *testing.B, requestLog bool, size catalog.GenerateOptions) {
+	doc := catalog.Generate(size)
 	var l *reqlog.Logger
 	var auth *authcache.Cache
 	env := apitest.New(b, storetest.Openers()[0], func(c *httpapi.Config) {
@@ -72,6 +88,16 @@ func benchHandler(b *testing.B, requestLog bool) {
 		{"rental-search", "/rentals/search", `{"destination":"` + doc.Rentals[0].City + `","check_in":"` + in + `","check_out":"` + out + `"}`},
 		{"package-search", "/packages/search", `{"destination":"` + doc.Packages[0].City + `"}`},
 		{"hotel-availability", "/hotels/availability", `{"hotel_id":` + strconv.FormatInt(doc.Hotels[len(doc.Hotels)/2].ID, 10) + `,"check_in":"` + in + `","check_out":"` + out + `"}`},
+		{"activity-availability", "/activities/availability", `{"activity_id":` + strconv.FormatInt(doc.Activities[len(doc.Activities)/2].ID, 10) + `,"date":"` + in + `"}`},
+		{"rental-availability", "/rentals/availability", `{"rental_id":` + strconv.FormatInt(doc.Rentals[len(doc.Rentals)/2].ID, 10) + `,"check_in":"` + in + `","check_out":"` + out + `"}`},
+	}
+	// The load benchmark's package: the first open one.
+	for _, pk := range doc.Packages {
+		if pk.Kind == "open" {
+			cases = append(cases, struct{ name, path, body string }{"package-availability", "/packages/availability",
+				`{"package_id":` + strconv.FormatInt(pk.ID, 10) + `,"travel_date":"` + in + `","adults":2}`})
+			break
+		}
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -107,6 +133,9 @@ func benchHandler(b *testing.B, requestLog bool) {
 			}
 			floor := time.Since(t0)
 			b.ReportMetric(100*float64(floor)/float64(api), "%floor")
+			// The harness's own allocations (request, recorder) and the bare handler's:
+			// allocs/op less this is the API's.
+			b.ReportMetric(testing.AllocsPerRun(100, func() { do(bare) }), "floor-allocs/op")
 			b.ReportMetric(float64(len(answer)), "bytes/answer")
 		})
 	}

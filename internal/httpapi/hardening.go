@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/tradewind/tradewind"
@@ -33,10 +32,10 @@ func ConfigureServer(hs *http.Server) {
 func (s *Server) harden(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
+		headerSet(h, hdrNoSniff, "nosniff")
 		// No cache keeps an answer: they are per partner and per key. The unauthenticated
 		// documentation routes set their own Cache-Control.
-		h.Set("Cache-Control", "no-store")
+		headerSet(h, hdrCacheControl, "no-store")
 		if n := headBytes(r); n > MaxHeaderBytes {
 			writeErrorBody(w, http.StatusRequestHeaderFieldsTooLarge, tradewind.Errorf(tradewind.ECodeBadRequest,
 				"The request's header fields take %d bytes; at most %d are accepted.", n, MaxHeaderBytes))
@@ -58,16 +57,23 @@ func (s *Server) harden(next http.Handler) http.Handler {
 }
 
 // canonical reports whether p is a clean absolute path: no empty, "." or ".." segments
-// (a trailing slash is allowed), which is the path ServeMux serves without redirecting.
+// (a trailing slash is allowed), which is the path ServeMux serves without redirecting:
+// path.Clean(p) plus p's trailing slash is p (TestCanonicalAsClean), checked segment by
+// segment without building the cleaned path.
 func canonical(p string) bool {
 	if !strings.HasPrefix(p, "/") {
 		return false
 	}
-	c := path.Clean(p)
-	if strings.HasSuffix(p, "/") && c != "/" {
-		c += "/"
+	for rest := p[1:]; ; {
+		seg, after, more := strings.Cut(rest, "/")
+		if seg == "." || seg == ".." || (seg == "" && more) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		rest = after
 	}
-	return c == p
 }
 
 // headBytes approximates the size of r's request head as net/http counts it against

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
-	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store"
@@ -22,8 +22,12 @@ import (
 // HeaderAPIKey carries the partner's API key.
 const HeaderAPIKey = "auth-api-key"
 
-// requestInfo is what the middleware learns about a request, for its log line.
+// requestInfo is what the middleware learns about a request, for its log line. It is
+// also the request's context (its parent's, with itself under ctxKey) and holds the
+// request's statusRecorder: one allocation per request instead of three.
 type requestInfo struct {
+	context.Context
+	rec       statusRecorder // the writer logRequests gives the handlers
 	id        string
 	partnerID int64
 	route     string
@@ -36,6 +40,14 @@ type requestInfo struct {
 }
 
 type ctxKey struct{}
+
+// Value answers ri for ctxKey, as context.WithValue(parent, ctxKey{}, ri) would.
+func (ri *requestInfo) Value(key any) any {
+	if key == (ctxKey{}) {
+		return ri
+	}
+	return ri.Context.Value(key)
+}
 
 func infoFrom(ctx context.Context) *requestInfo {
 	ri, _ := ctx.Value(ctxKey{}).(*requestInfo)
@@ -84,15 +96,15 @@ func validRequestID(id string) bool {
 // requestID gives every request an id, echoed in X-Request-Id and every log line.
 func (s *Server) requestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
+		id := headerGet(r.Header, hdrRequestID)
 		if !validRequestID(id) {
 			// Time-ordered: the request log's index of request ids grows at its right
 			// edge instead of taking a write on a random page for every entry.
 			id = ids.TimeOrdered("req_", s.cfg.Clock.Now())
 		}
-		w.Header().Set("X-Request-Id", id)
+		headerSet(w.Header(), hdrRequestID, id)
 		_, console := consoleOf(r.Context())
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, &requestInfo{id: id, console: console})))
+		next.ServeHTTP(w, r.WithContext(&requestInfo{Context: r.Context(), id: id, console: console}))
 	})
 }
 
@@ -131,7 +143,9 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, capture: s.cfg.RequestLog != nil}
+		ri := infoFrom(r.Context())
+		rec := &ri.rec
+		*rec = statusRecorder{ResponseWriter: w, capture: s.cfg.RequestLog != nil}
 		var at time.Time
 		if rec.capture {
 			at = s.cfg.Clock.Now()
@@ -142,20 +156,36 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(rec, r)
-		ri := infoFrom(r.Context())
-		d := time.Since(start)
+		end := time.Now()
+		d := end.Sub(start)
 		switch {
 		case rec.capture && ri.key != nil:
 			s.cfg.RequestLog.Record(s.logEntry(r, ri, rec, at, d), !rec.errorsOnly)
 		case rec.capture:
 			reqlog.Recycle(rec.body)
 		}
-		s.logger.InfoContext(r.Context(), "request", "method", r.Method, "route", ri.route, "path", r.URL.Path,
-			"status", rec.status, "duration_ms", d.Milliseconds(), "partner_id", ri.partnerID, "console", ri.console)
+		s.logRequest(r, ri, rec.status, end, d)
 		if s.cfg.Observe != nil {
 			s.cfg.Observe(ri.route, rec.status, ri.partnerID, d)
 		}
 	})
+}
+
+// logRequest logs the request's line, as s.logger.InfoContext would with these
+// attributes, but with typed attributes (no boxing) and without the caller's program
+// counter, which only a handler with AddSource would show (serve's has none): the line
+// is the same, its cost smaller.
+func (s *Server) logRequest(r *http.Request, ri *requestInfo, status int, at time.Time, d time.Duration) {
+	ctx := r.Context()
+	h := s.logger.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(at, slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.String("method", r.Method), slog.String("route", ri.route), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.Int64("duration_ms", d.Milliseconds()), slog.Int64("partner_id", ri.partnerID),
+		slog.Bool("console", ri.console))
+	_ = h.Handle(ctx, rec)
 }
 
 // recoverPanics turns a panic into a logged 500 envelope.
@@ -216,9 +246,10 @@ func (s *Server) callerOf(ctx context.Context, k *tradewind.APIKey) (*booking.Ca
 // authenticated runs an endpoint: body limit, key, guards, scope, product,
 // Idempotency-Key, handler, envelope.
 func (s *Server) authenticated(e endpoint) http.Handler {
+	route := e.method + " " + e.path // once, not per request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := infoFrom(r.Context())
-		ri.route = e.method + " " + e.path
+		ri.route = route
 		ri.effect = e.effect
 		res, err := s.serveEndpoint(w, r, e, ri)
 		if err != nil {
@@ -229,8 +260,31 @@ func (s *Server) authenticated(e endpoint) http.Handler {
 	})
 }
 
+// readBody is io.ReadAll(rd), in a buffer of the declared length when there is one (a
+// request's body is kept by its request log entry: io.ReadAll's 512 bytes for a
+// 100-byte body are garbage for the collector).
+func readBody(rd io.Reader, contentLength int64) ([]byte, error) {
+	if contentLength <= 0 || contentLength > MaxBodyBytes {
+		return io.ReadAll(rd)
+	}
+	b := make([]byte, 0, contentLength+1) // +1: the read that finds EOF need not grow it
+	for {
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // a body longer than declared: grow as ReadAll does
+		}
+	}
+}
+
 func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoint, ri *requestInfo) (*response, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, MaxBodyBytes), r.ContentLength)
 	ri.body = body
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -260,7 +314,7 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 		}
 	}
 	if e.idempotent {
-		if err := booking.CheckIdempotencyKey(r.Header.Get(HeaderIdempotencyKey)); err != nil {
+		if err := booking.CheckIdempotencyKey(headerGet(r.Header, hdrIdempotencyKey)); err != nil {
 			return nil, err
 		}
 	}

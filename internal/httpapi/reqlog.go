@@ -29,7 +29,7 @@ func (s *Server) logEntry(r *http.Request, ri *requestInfo, rec *statusRecorder,
 		PartnerID: ri.partnerID, Mode: ri.key.Mode, At: at, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Route: ri.route, Status: rec.status, Duration: d, KeyID: ri.key.ID, KeyPrefix: ri.key.Prefix,
 		ClientAddr: s.clientAddr(r), UserAgent: truncateText(r.UserAgent(), 500), RequestID: ri.id,
-		IdempotencyKey: truncateText(r.Header.Get(HeaderIdempotencyKey), 500), Console: ri.console,
+		IdempotencyKey: truncateText(headerGet(r.Header, hdrIdempotencyKey), 500), Console: ri.console,
 		RequestBody: ri.body, RequestSize: int64(len(ri.body)), ResponseBody: rec.body, ResponseSize: rec.size,
 	}
 	if len(ri.body) > reqlog.MaxBody {
@@ -69,7 +69,7 @@ func (s *Server) clientAddr(r *http.Request) string {
 // change: a key that does not resolve is simply not logged.
 func (s *Server) resolveForLog(r *http.Request) {
 	_, console := consoleOf(r.Context())
-	if s.cfg.RequestLog == nil || (!console && r.Header.Get(HeaderAPIKey) == "") || !strings.HasPrefix(r.URL.Path, Prefix) {
+	if s.cfg.RequestLog == nil || (!console && headerGet(r.Header, hdrAPIKey) == "") || !strings.HasPrefix(r.URL.Path, Prefix) {
 		return
 	}
 	if c, err := s.caller(r); err == nil {

@@ -20,7 +20,7 @@ var scenarioOps = map[string]string{
 // scenarios that replace the endpoint's answer (rate_limited, unavailable), waits for
 // slow, and hands the others to the service through the caller.
 func (s *Server) scenario(w http.ResponseWriter, r *http.Request, e endpoint, c *booking.Caller) error {
-	values := r.Header.Values(booking.HeaderScenario)
+	values := r.Header[hdrScenario] // r.Header.Values(booking.HeaderScenario)
 	if len(values) == 0 {
 		return nil
 	}

@@ -99,19 +99,34 @@ func ParseDecimal(s, currency string) (int64, error) {
 
 // Format renders minor units as decimal text with exactly the currency's decimals.
 func Format(minor int64, currency string) string {
+	var buf [32]byte
+	return string(AppendFormat(buf[:0], minor, currency))
+}
+
+// AppendFormat appends Format(minor, currency) to b, without allocating when b has room
+// (the answers' encoders write every price with it).
+func AppendFormat(b []byte, minor int64, currency string) []byte {
 	exp := Exponent(currency)
-	sign := ""
 	if minor < 0 {
-		sign, minor = "-", -minor
+		b = append(b, '-')
+		minor = -minor
 	}
-	s := strconv.FormatInt(minor, 10)
+	var digits [40]byte
+	s := strconv.AppendInt(digits[:0], minor, 10)
 	if exp == 0 {
-		return sign + s
+		return append(b, s...)
 	}
-	if len(s) <= exp {
-		s = strings.Repeat("0", exp-len(s)+1) + s
+	if len(s) <= exp { // at least one digit before the point
+		var padded [40]byte
+		p := padded[:0]
+		for range exp - len(s) + 1 {
+			p = append(p, '0')
+		}
+		s = append(p, s...)
 	}
-	return sign + s[:len(s)-exp] + "." + s[len(s)-exp:]
+	b = append(b, s[:len(s)-exp]...)
+	b = append(b, '.')
+	return append(b, s[len(s)-exp:]...)
 }
 
 // Amount is a sum of money. It marshals to a JSON number with the currency's decimals.
@@ -121,7 +136,9 @@ type Amount struct {
 }
 
 // MarshalJSON writes the amount as a bare JSON number, e.g. 120.00.
-func (a Amount) MarshalJSON() ([]byte, error) { return []byte(Format(a.Minor, a.Currency)), nil }
+func (a Amount) MarshalJSON() ([]byte, error) {
+	return AppendFormat(make([]byte, 0, 24), a.Minor, a.Currency), nil
+}
 
 // String renders the amount with its currency, e.g. "120.00 EUR".
 func (a Amount) String() string { return Format(a.Minor, a.Currency) + " " + a.Currency }

@@ -1,6 +1,11 @@
 package money
 
-import "testing"
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 func TestParseDecimal(t *testing.T) {
 	t.Parallel()
@@ -60,6 +65,40 @@ func TestApplyPercentBP(t *testing.T) {
 	} {
 		if got := ApplyPercentBP(tt.minor, tt.bp); got != tt.want {
 			t.Errorf("ApplyPercentBP(%d, %d) = %d, want %d", tt.minor, tt.bp, got, tt.want)
+		}
+	}
+}
+
+// formatBefore is Format as it was written before AppendFormat: the reference.
+func formatBefore(minor int64, currency string) string {
+	exp := Exponent(currency)
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	s := strconv.FormatInt(minor, 10)
+	if exp == 0 {
+		return sign + s
+	}
+	if len(s) <= exp {
+		s = strings.Repeat("0", exp-len(s)+1) + s
+	}
+	return sign + s[:len(s)-exp] + "." + s[len(s)-exp:]
+}
+
+// TestFormatAsBefore checks Format and AppendFormat against the former Format, in every
+// exponent, at the edges of int64 included.
+func TestFormatAsBefore(t *testing.T) {
+	values := []int64{0, 1, -1, 5, -5, 9, 10, 99, 100, -100, 101, 999, 1000, 1001, 12345, -12345, 1 << 40, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for _, cur := range []string{"EUR", "JPY", "BHD", "USD", "XXX", ""} {
+		for _, v := range values {
+			want := formatBefore(v, cur)
+			if got := Format(v, cur); got != want {
+				t.Errorf("Format(%d, %q) = %q, want %q", v, cur, got, want)
+			}
+			if got := string(AppendFormat([]byte("x"), v, cur)); got != "x"+want {
+				t.Errorf("AppendFormat(%d, %q) = %q, want x%q", v, cur, got, want)
+			}
 		}
 	}
 }

@@ -1,0 +1,142 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/booking"
+)
+
+// The decoder as it was before scanMembers, fieldsOf and decodePlain: the reference
+// TestDecodeAsBefore and FuzzDecodeAsBefore compare decodeObject with.
+
+func refDecodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		var syn *json.SyntaxError
+		switch {
+		case prefix == "" && asSyntax(err, &syn):
+			*problems = append(*problems, fmt.Sprintf("body: malformed JSON at byte %d: %s", syn.Offset, syn.Error()))
+		case prefix == "":
+			*problems = append(*problems, "body: must be a JSON object")
+		default:
+			*problems = append(*problems, strings.TrimSuffix(prefix, ".")+": must be an object")
+		}
+		return
+	}
+	known := map[string]reflect.Value{}
+	refCollectFields(v, known)
+	for _, name := range sortedKeys(fields) {
+		fv, ok := known[name]
+		if !ok {
+			*problems = append(*problems, prefix+name+": unknown field")
+			continue
+		}
+		val := fields[name]
+		if string(val) == "null" {
+			continue
+		}
+		target := fv
+		if target.Kind() == reflect.Pointer && target.Type().Elem().Kind() == reflect.Struct {
+			if target.IsNil() {
+				target.Set(reflect.New(target.Type().Elem()))
+			}
+			refDecodeObject(val, target.Elem(), prefix+name+".", problems)
+			continue
+		}
+		if target.Kind() == reflect.Slice && target.Type().Elem().Kind() == reflect.Struct {
+			refDecodeArray(val, target, prefix+name, problems)
+			continue
+		}
+		if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
+			*problems = append(*problems, fmt.Sprintf("%s%s: must be %s", prefix, name, describe(target.Type())))
+		}
+	}
+}
+
+// decodeArray decodes a JSON array of objects into slice v element by element, so that
+// problems name their index ("travellers[1].age: unknown field").
+func refDecodeArray(raw []byte, v reflect.Value, path string, problems *[]string) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		*problems = append(*problems, path+": must be an array of objects")
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), len(elems), len(elems))
+	for i, e := range elems {
+		refDecodeObject(e, out.Index(i), fmt.Sprintf("%s[%d].", path, i), problems)
+	}
+	v.Set(out)
+}
+
+// collectFields maps json names to the settable fields of struct v, embedded included.
+func refCollectFields(v reflect.Value, out map[string]reflect.Value) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			refCollectFields(v.Field(i), out)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		out[name] = v.Field(i)
+	}
+}
+
+// decodeCases are bodies for each request type the partner API decodes.
+var decodeCases = []string{
+	`{"hotel_id":12,"check_in":"2026-01-01","check_out":"2026-01-04"}`,
+	` { "check_out" : "2026-01-04" , "hotel_id" : 12 , "check_in":"2026-01-01" } `,
+	`{"hotel_id":12,"hotel_id":13}`, `{"hotel_id":"12"}`, `{"hotel_id":1.0}`, `{"hotel_id":1e3}`, `{"hotel_id":-0}`,
+	`{"hotel_id":99999999999999999999}`, `{"hotel_id":-9223372036854775808}`, `{"hotel_id":null,"adults":null}`,
+	`{"adults":2,"rooms":1,"children":0,"child_ages":[3,4],"nationality_code":"PT"}`, `{"adults":"2"}`, `{"adults":2.5}`,
+	`{"Hotel_ID":3}`, `{"HOTEL_ID":3,"unknown":{"a":[1,{"b":"}"}]}}`, `{"check_in":"caf\u00e9"}`, `{"check_in":"a\"b"}`,
+	`{"check_in":"\xff"}`, `{"check_in":"\u0000"}`, `{"ch\u0065ck_in":"x"}`, `{"é":1}`, `null`, `[]`, `"x"`, `12`, `{}`,
+	`{"hotel_id":1,}`, `{"hotel_id"}`, `{`, ``, `   `, `{"check_in":true}`, `{"child_ages":[1,"x"]}`, `{"child_ages":{}}`,
+	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17}`,
+	`{"quote_id":"q","guest":{"first_name":"A","last_name":"B","email":"a@b.c","extra":1},"travellers":[{"first_name":"x","age":3},{"nope":1},7]}`,
+	`{"guest":5}`, `{"guest":null,"travellers":null}`, `{"travellers":{}}`, `{"guest":{"first_name":"A","first_name":"B"}}`,
+	`{"destination":"Lisbon","page":2,"per_page":50}`, `{"url":"https://x.example/h","events":["booking.created"]}`,
+}
+
+// decodeTargets returns a new value of each request type the API decodes.
+func decodeTargets() []any {
+	return []any{&booking.HotelAvailabilityRequest{}, &booking.HotelSearchRequest{}, &booking.ActivityAvailabilityRequest{},
+		&booking.RentalAvailabilityRequest{}, &booking.PackageAvailabilityRequest{}, &booking.PackageSearchRequest{},
+		&booking.BookRequest{}, &booking.QuoteRequest{}}
+}
+
+func checkDecodeAsBefore(t *testing.T, body string) {
+	for i := range decodeTargets() {
+		got, want := decodeTargets()[i], decodeTargets()[i]
+		var gotP, wantP []string
+		b := []byte(body)
+		decodeObject(b, reflect.ValueOf(got).Elem(), "", &gotP, json.Valid(b))
+		refDecodeObject(b, reflect.ValueOf(want).Elem(), "", &wantP)
+		if !reflect.DeepEqual(got, want) || !slices.Equal(gotP, wantP) {
+			t.Errorf("%T from %q:\n got %+v %q\nwant %+v %q", got, body, got, gotP, want, wantP)
+		}
+	}
+}
+
+// TestDecodeAsBefore checks that decodeObject decodes and words its problems as the
+// decoder did before its fast paths.
+func TestDecodeAsBefore(t *testing.T) {
+	for _, body := range decodeCases {
+		checkDecodeAsBefore(t, body)
+	}
+}
+
+func FuzzDecodeAsBefore(f *testing.F) {
+	for _, body := range decodeCases {
+		f.Add(body)
+	}
+	f.Fuzz(checkDecodeAsBefore)
+}

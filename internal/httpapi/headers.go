@@ -1,0 +1,34 @@
+package httpapi
+
+import "net/http"
+
+// Header fields the partner API reads or sets on every request, by their canonical
+// names. Header.Get and Header.Set canonicalize their key at every call (and, for a
+// name not written canonically such as HeaderAPIKey, build a new string); these are
+// canonical once, and headerGet and headerSet index the map directly, which is what
+// Get and Set do after canonicalizing. TestCanonicalHeaderNames keeps them canonical.
+const (
+	hdrAPIKey         = "Auth-Api-Key" // HeaderAPIKey
+	hdrRequestID      = "X-Request-Id"
+	hdrContentType    = "Content-Type"
+	hdrContentLength  = "Content-Length"
+	hdrNoSniff        = "X-Content-Type-Options"
+	hdrCacheControl   = "Cache-Control"
+	hdrIdempotencyKey = HeaderIdempotencyKey
+	hdrScenario       = "Tradewind-Scenario" // booking.HeaderScenario
+
+	hdrRateLimitLimit     = "Ratelimit-Limit"     // HeaderRateLimitLimit
+	hdrRateLimitRemaining = "Ratelimit-Remaining" // HeaderRateLimitRemaining
+	hdrRateLimitReset     = "Ratelimit-Reset"     // HeaderRateLimitReset
+)
+
+// headerGet is h.Get(key) for a canonical key.
+func headerGet(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// headerSet is h.Set(key, v) for a canonical key.
+func headerSet(h http.Header, key, v string) { h[key] = []string{v} }
