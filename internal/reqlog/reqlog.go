@@ -184,13 +184,23 @@ func (l *Logger) drop(e *store.RequestLogEntry) {
 	Recycle(e.ResponseBody)
 }
 
-// captureBuffers hold the answers captured for the log (*[]byte, so that a Put does not
-// allocate): a search answer of ~7 KB per request is otherwise garbage the collector
-// has to keep up with.
-var captureBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+// captureBuffers hold the answers captured for the log: a search answer of ~7 KB per
+// request is otherwise garbage the collector has to keep up with. They are held as
+// *[]byte, and the emptied boxes kept in bufferBoxes, so that neither Get nor Put
+// allocates a slice header.
+var (
+	captureBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+	bufferBoxes    = sync.Pool{New: func() any { return new([]byte) }}
+)
 
 // CaptureBuffer returns an empty buffer for a response body that will be Recorded.
-func CaptureBuffer() []byte { return (*captureBuffers.Get().(*[]byte))[:0] }
+func CaptureBuffer() []byte {
+	box := captureBuffers.Get().(*[]byte)
+	b := (*box)[:0]
+	*box = nil
+	bufferBoxes.Put(box)
+	return b
+}
 
 // Recycle hands back a buffer from CaptureBuffer that was not Recorded; Record hands
 // back those it takes. A buffer grown past two bodies' worth is left to the collector.
@@ -198,8 +208,9 @@ func Recycle(b []byte) {
 	if cap(b) == 0 || cap(b) > 2*MaxBody {
 		return
 	}
-	b = b[:0]
-	captureBuffers.Put(&b)
+	box := bufferBoxes.Get().(*[]byte)
+	*box = b[:0]
+	captureBuffers.Put(box)
 }
 
 func bodySize(e *store.RequestLogEntry) int64 { return int64(len(e.RequestBody) + len(e.ResponseBody)) }

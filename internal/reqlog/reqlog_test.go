@@ -122,3 +122,12 @@ func TestRecordNotKept(t *testing.T) {
 		t.Error("a closed log is not Full")
 	}
 }
+
+// TestCaptureBufferRecycleAllocatesNothing: once warm, taking a capture buffer and
+// handing it back allocates nothing (neither the buffer nor a box for it).
+func TestCaptureBufferRecycleAllocatesNothing(t *testing.T) {
+	Recycle(CaptureBuffer())
+	if n := testing.AllocsPerRun(1000, func() { Recycle(append(CaptureBuffer(), "answer"...)) }); n > 0 {
+		t.Errorf("CaptureBuffer and Recycle allocate %v times a round, want 0", n)
+	}
+}
