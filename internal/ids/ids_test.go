@@ -49,7 +49,11 @@ func TestRandomAlphabet(t *testing.T) {
 // TestTimeOrderedAllocatesOnce: a request id costs one allocation, the string.
 func TestTimeOrderedAllocatesOnce(t *testing.T) {
 	at := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
-	if n := testing.AllocsPerRun(100, func() { _ = ids.TimeOrdered("req_", at) }); n > 1 {
-		t.Errorf("TimeOrdered allocates %v times, want 1", n)
+	want := 1.0
+	if raceBuild {
+		want++ // see raceBuild
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = ids.TimeOrdered("req_", at) }); n > want {
+		t.Errorf("TimeOrdered allocates %v times, want %v", n, want)
 	}
 }
