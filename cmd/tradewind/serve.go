@@ -44,7 +44,7 @@ type serveCmd struct {
 	AdminAddr            string  `name:"admin-addr" help:"Listen address of /metrics (never exposed on the partner listener)."`
 	PortalAddr           string  `name:"portal-addr" default:"127.0.0.1:8081" help:"Listen address of the partner portal (empty turns it off)."`
 	RequestLogRetention  string  `name:"request-log-retention" default:"test=7d,live=30d" help:"How long request log entries are kept, per key mode (days or a Go duration)."`
-	RequestLogShare      float64 `name:"request-log-writer-share" default:"0.05" help:"Most share of the server's CPU (all its cores) the request log's writer spends writing entries; past it the entries wait, and are dropped (counted) when the queue is full. 1: never held back."`
+	RequestLogShare      float64 `name:"request-log-writer-share" default:"0.03" help:"Most share of the server's CPU (all its cores) the request log's writer spends writing entries; past it the entries wait, and are dropped (counted) when the queue is full. 1: never held back."`
 	PortalMaxPending     int     `name:"portal-max-pending" default:"100" help:"Most portal sign-ups waiting for review; further sign-ups are refused until some are approved or rejected."`
 	InsecurePlainHTTP    bool    `name:"insecure-plain-http" help:"Allow plain HTTP on a non-loopback address without --trusted-proxies (the contract says HTTPS only)."`
 }
