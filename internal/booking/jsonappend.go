@@ -71,6 +71,22 @@ func field(b []byte, name string) []byte {
 }
 
 // AppendJSON appends the meta's JSON encoding.
+// appendList appends xs as a JSON array, each element by each, or null for a nil
+// slice, as encoding/json writes them.
+func appendList[T any](b []byte, xs []T, each func(b []byte, x *T) []byte) []byte {
+	if xs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, &xs[i])
+	}
+	return append(b, ']')
+}
+
 func (p PageMeta) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = appendInt(field(b, "page"), int64(p.Page))
@@ -88,32 +104,21 @@ func (r *HotelSearchResult) AppendJSON(b []byte) []byte {
 	b = appendString(field(b, "check_out"), r.CheckOut)
 	b = appendInt(field(b, "nights"), int64(r.Nights))
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
-	b = field(b, "hotels")
-	if r.Hotels == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Hotels {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			h := &r.Hotels[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "hotel_id"), h.HotelID)
-			b = appendString(field(b, "name"), h.Name)
-			b = appendString(field(b, "city"), h.City)
-			b = appendString(field(b, "country"), h.Country)
-			b = appendInt(field(b, "star_rating"), int64(h.StarRating))
-			b = appendString(field(b, "image_url"), h.ImageURL)
-			b = appendString(field(b, "board_type"), h.BoardType)
-			b = appendBool(field(b, "refundable"), h.Refundable)
-			b = appendBool(field(b, "instant_confirmation"), h.InstantConfirmation)
-			b = appendAmount(field(b, "from_price"), h.FromPrice)
-			b = appendString(field(b, "currency"), h.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "hotels"), r.Hotels, func(b []byte, h *HotelHit) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "hotel_id"), h.HotelID)
+		b = appendString(field(b, "name"), h.Name)
+		b = appendString(field(b, "city"), h.City)
+		b = appendString(field(b, "country"), h.Country)
+		b = appendInt(field(b, "star_rating"), int64(h.StarRating))
+		b = appendString(field(b, "image_url"), h.ImageURL)
+		b = appendString(field(b, "board_type"), h.BoardType)
+		b = appendBool(field(b, "refundable"), h.Refundable)
+		b = appendBool(field(b, "instant_confirmation"), h.InstantConfirmation)
+		b = appendAmount(field(b, "from_price"), h.FromPrice)
+		b = appendString(field(b, "currency"), h.Currency)
+		return append(b, '}')
+	})
 	return append(b, '}')
 }
 
@@ -132,31 +137,20 @@ func (r *ActivitySearchResult) AppendJSON(b []byte) []byte {
 		b = appendString(b, *r.Category)
 	}
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
-	b = field(b, "activities")
-	if r.Activities == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Activities {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			a := &r.Activities[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "activity_id"), a.ActivityID)
-			b = appendString(field(b, "name"), a.Name)
-			b = appendString(field(b, "category"), a.Category)
-			b = appendString(field(b, "city"), a.City)
-			b = appendFloat(field(b, "duration_hours"), a.DurationHours)
-			b = appendString(field(b, "image_url"), a.ImageURL)
-			b = appendBool(field(b, "instant_confirmation"), a.InstantConfirmation)
-			b = appendInt(field(b, "seats_available"), int64(a.SeatsAvailable))
-			b = appendAmount(field(b, "from_price"), a.FromPrice)
-			b = appendString(field(b, "currency"), a.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "activities"), r.Activities, func(b []byte, a *ActivityHit) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "activity_id"), a.ActivityID)
+		b = appendString(field(b, "name"), a.Name)
+		b = appendString(field(b, "category"), a.Category)
+		b = appendString(field(b, "city"), a.City)
+		b = appendFloat(field(b, "duration_hours"), a.DurationHours)
+		b = appendString(field(b, "image_url"), a.ImageURL)
+		b = appendBool(field(b, "instant_confirmation"), a.InstantConfirmation)
+		b = appendInt(field(b, "seats_available"), int64(a.SeatsAvailable))
+		b = appendAmount(field(b, "from_price"), a.FromPrice)
+		b = appendString(field(b, "currency"), a.Currency)
+		return append(b, '}')
+	})
 	return append(b, '}')
 }
 
@@ -169,30 +163,19 @@ func (r *RentalSearchResult) AppendJSON(b []byte) []byte {
 	b = appendInt(field(b, "nights"), int64(r.Nights))
 	b = appendInt(field(b, "guests"), int64(r.Guests))
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
-	b = field(b, "rentals")
-	if r.Rentals == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Rentals {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			h := &r.Rentals[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "rental_id"), h.RentalID)
-			b = appendString(field(b, "name"), h.Name)
-			b = appendString(field(b, "property_type"), h.PropertyType)
-			b = appendString(field(b, "city"), h.City)
-			b = appendString(field(b, "image_url"), h.ImageURL)
-			b = appendBool(field(b, "instant_booking"), h.InstantBooking)
-			b = appendInt(field(b, "available_spaces"), int64(h.AvailableSpaces))
-			b = appendAmount(field(b, "from_price"), h.FromPrice)
-			b = appendString(field(b, "currency"), h.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "rentals"), r.Rentals, func(b []byte, h *RentalHit) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "rental_id"), h.RentalID)
+		b = appendString(field(b, "name"), h.Name)
+		b = appendString(field(b, "property_type"), h.PropertyType)
+		b = appendString(field(b, "city"), h.City)
+		b = appendString(field(b, "image_url"), h.ImageURL)
+		b = appendBool(field(b, "instant_booking"), h.InstantBooking)
+		b = appendInt(field(b, "available_spaces"), int64(h.AvailableSpaces))
+		b = appendAmount(field(b, "from_price"), h.FromPrice)
+		b = appendString(field(b, "currency"), h.Currency)
+		return append(b, '}')
+	})
 	return append(b, '}')
 }
 
@@ -206,37 +189,26 @@ func (r *PackageSearchResult) AppendJSON(b []byte) []byte {
 	b = appendInt(field(b, "children"), int64(r.Children))
 	b = appendInt(field(b, "infants"), int64(r.Infants))
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
-	b = field(b, "packages")
-	if r.Packages == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Packages {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			p := &r.Packages[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "package_id"), p.PackageID)
-			b = appendString(field(b, "name"), p.Name)
-			b = appendString(field(b, "city"), p.City)
-			b = appendString(field(b, "country"), p.Country)
-			b = appendString(field(b, "kind"), p.Kind)
-			b = appendInt(field(b, "duration_nights"), int64(p.DurationNights))
-			b = appendString(field(b, "image_url"), p.ImageURL)
-			b = appendBool(field(b, "instant_confirmation"), p.InstantConfirmation)
-			b = field(b, "departure_id")
-			if p.DepartureID == nil {
-				b = append(b, "null"...)
-			} else {
-				b = appendInt(b, *p.DepartureID)
-			}
-			b = appendString(field(b, "travel_date"), p.TravelDate)
-			b = appendAmount(field(b, "from_price"), p.FromPrice)
-			b = appendString(field(b, "currency"), p.Currency)
-			b = append(b, '}')
+	b = appendList(field(b, "packages"), r.Packages, func(b []byte, p *PackageHit) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "package_id"), p.PackageID)
+		b = appendString(field(b, "name"), p.Name)
+		b = appendString(field(b, "city"), p.City)
+		b = appendString(field(b, "country"), p.Country)
+		b = appendString(field(b, "kind"), p.Kind)
+		b = appendInt(field(b, "duration_nights"), int64(p.DurationNights))
+		b = appendString(field(b, "image_url"), p.ImageURL)
+		b = appendBool(field(b, "instant_confirmation"), p.InstantConfirmation)
+		b = field(b, "departure_id")
+		if p.DepartureID == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendInt(b, *p.DepartureID)
 		}
-		b = append(b, ']')
-	}
+		b = appendString(field(b, "travel_date"), p.TravelDate)
+		b = appendAmount(field(b, "from_price"), p.FromPrice)
+		b = appendString(field(b, "currency"), p.Currency)
+		return append(b, '}')
+	})
 	return append(b, '}')
 }

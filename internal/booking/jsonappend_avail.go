@@ -11,29 +11,18 @@ func (r *HotelAvailability) AppendJSON(b []byte) []byte {
 	b = appendString(field(b, "check_in"), r.CheckIn)
 	b = appendString(field(b, "check_out"), r.CheckOut)
 	b = appendInt(field(b, "nights"), int64(r.Nights))
-	b = field(b, "available_rooms")
-	if r.AvailableRooms == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.AvailableRooms {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			o := &r.AvailableRooms[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "room_id"), o.RoomID)
-			b = appendString(field(b, "name"), o.Name)
-			b = appendString(field(b, "board_type"), o.BoardType)
-			b = appendBool(field(b, "refundable"), o.Refundable)
-			b = appendInt(field(b, "nights"), int64(o.Nights))
-			b = appendInt(field(b, "rooms"), int64(o.Rooms))
-			b = appendAmount(field(b, "total_price"), o.TotalPrice)
-			b = appendString(field(b, "currency"), o.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "available_rooms"), r.AvailableRooms, func(b []byte, o *RoomOffer) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "room_id"), o.RoomID)
+		b = appendString(field(b, "name"), o.Name)
+		b = appendString(field(b, "board_type"), o.BoardType)
+		b = appendBool(field(b, "refundable"), o.Refundable)
+		b = appendInt(field(b, "nights"), int64(o.Nights))
+		b = appendInt(field(b, "rooms"), int64(o.Rooms))
+		b = appendAmount(field(b, "total_price"), o.TotalPrice)
+		b = appendString(field(b, "currency"), o.Currency)
+		return append(b, '}')
+	})
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
 	return append(b, '}')
 }
@@ -47,28 +36,17 @@ func (r *RentalAvailability) AppendJSON(b []byte) []byte {
 	b = appendInt(field(b, "nights"), int64(r.Nights))
 	b = appendInt(field(b, "guests"), int64(r.Guests))
 	b = appendBool(field(b, "instant_booking"), r.InstantBooking)
-	b = field(b, "available_spaces")
-	if r.AvailableSpaces == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.AvailableSpaces {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			o := &r.AvailableSpaces[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "space_id"), o.SpaceID)
-			b = appendString(field(b, "name"), o.Name)
-			b = appendString(field(b, "space_type"), o.SpaceType)
-			b = appendInt(field(b, "max_guests"), int64(o.MaxGuests))
-			b = appendInt(field(b, "nights"), int64(o.Nights))
-			b = appendAmount(field(b, "total_price"), o.TotalPrice)
-			b = appendString(field(b, "currency"), o.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "available_spaces"), r.AvailableSpaces, func(b []byte, o *SpaceOffer) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "space_id"), o.SpaceID)
+		b = appendString(field(b, "name"), o.Name)
+		b = appendString(field(b, "space_type"), o.SpaceType)
+		b = appendInt(field(b, "max_guests"), int64(o.MaxGuests))
+		b = appendInt(field(b, "nights"), int64(o.Nights))
+		b = appendAmount(field(b, "total_price"), o.TotalPrice)
+		b = appendString(field(b, "currency"), o.Currency)
+		return append(b, '}')
+	})
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
 	return append(b, '}')
 }
@@ -123,27 +101,16 @@ func (r *PackageAvailability) AppendJSON(b []byte) []byte {
 	b = appendBool(field(b, "instant_confirmation"), r.InstantConfirmation)
 	b = appendPersonPricing(field(b, "pricing"), &r.Pricing)
 	b = appendAmount(field(b, "package_price"), r.PackagePrice)
-	b = field(b, "addons")
-	if r.Addons == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Addons {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			a := &r.Addons[i]
-			b = append(b, '{')
-			b = appendInt(field(b, "id"), a.ID)
-			b = appendString(field(b, "name"), a.Name)
-			b = appendAmount(field(b, "price_per_person"), a.PricePerPerson)
-			b = appendInt(field(b, "persons"), int64(a.Persons))
-			b = appendAmount(field(b, "total_price"), a.TotalPrice)
-			b = appendString(field(b, "currency"), a.Currency)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendList(field(b, "addons"), r.Addons, func(b []byte, a *AddonLine) []byte {
+		b = append(b, '{')
+		b = appendInt(field(b, "id"), a.ID)
+		b = appendString(field(b, "name"), a.Name)
+		b = appendAmount(field(b, "price_per_person"), a.PricePerPerson)
+		b = appendInt(field(b, "persons"), int64(a.Persons))
+		b = appendAmount(field(b, "total_price"), a.TotalPrice)
+		b = appendString(field(b, "currency"), a.Currency)
+		return append(b, '}')
+	})
 	b = appendAmount(field(b, "total_price"), r.TotalPrice)
 	b = appendString(field(b, "currency"), r.Currency)
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
