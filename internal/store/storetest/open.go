@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -44,10 +45,32 @@ func Openers() []Opener {
 	}
 }
 
-// SQLiteDSN returns the DSN of a new database file in a temporary directory.
+// SQLiteDSN returns the DSN of a new database file in a temporary directory, removed
+// when the test ends (after the stores opened on it are closed, whose cleanups run
+// first).
 func SQLiteDSN(tb testing.TB) string {
 	tb.Helper()
-	return "sqlite:" + filepath.Join(tb.TempDir(), "tradewind.db")
+	dir, err := os.MkdirTemp("", "tradewind-sqlite-")
+	if err != nil {
+		tb.Fatalf("sqlite temp dir: %v", err)
+	}
+	tb.Cleanup(func() { removeTempDir(tb, dir) })
+	return "sqlite:" + filepath.Join(dir, "tradewind.db")
+}
+
+// removeTempDir removes dir, trying again for a while: a connection that
+// database/sql was still opening when its pool closed can open and close the file once
+// more, creating and deleting its -wal and -shm files while the directory is being
+// emptied ("directory not empty", seen once in CI with t.TempDir).
+func removeTempDir(tb testing.TB, dir string) {
+	var err error
+	for range 50 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tb.Errorf("remove %s: %v", dir, err)
 }
 
 // OpenSQLite opens a new SQLite database file in a temporary directory.
