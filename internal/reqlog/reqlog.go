@@ -33,7 +33,7 @@ const (
 	// its cores) writing batches, so that at full load the log costs the API little
 	// and drops (counted) what it cannot write in that share (docs/request-logs.md,
 	// "The writer's share": at 5 % SQLite's log cost 9–11 % of a saturated search's
-	// throughput, at the 10 % the issue allows; at 3 %, 3–8 %).
+	// throughput, at the 10 % the issue allows; at 3 %, 3–9 %).
 	DefaultWriterShare = 0.03
 	// writeTimeout bounds one batch write, so that a stuck database delays the writer
 	// (and the queue drops) rather than holding it forever.
