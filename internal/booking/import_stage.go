@@ -150,8 +150,8 @@ func (n dayNames) name(day int64) string {
 }
 
 func dayNumber(date string) (int64, bool) {
-	t, err := time.Parse(tradewind.DateLayout, date)
-	if err != nil {
+	t, ok := catalog.ParseDate(date)
+	if !ok {
 		return 0, false
 	}
 	return t.Unix() / 86400, true

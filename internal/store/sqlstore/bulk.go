@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -369,8 +370,8 @@ func (d *dayNumbers) number(date string) (int64, bool) {
 	if n, ok := d.num[date]; ok {
 		return n, true
 	}
-	t, err := time.Parse(tradewind.DateLayout, date)
-	if err != nil || t.Format(tradewind.DateLayout) != date {
+	t, ok := catalog.ParseDate(date)
+	if !ok {
 		return 0, false
 	}
 	if d.num == nil {
