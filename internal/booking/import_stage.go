@@ -149,14 +149,6 @@ func (n dayNames) name(day int64) string {
 	return s
 }
 
-func dayNumber(date string) (int64, bool) {
-	t, ok := catalog.ParseDate(date)
-	if !ok {
-		return 0, false
-	}
-	return t.Unix() / 86400, true
-}
-
 // expand appends one row per day of the item's units to out, each unit's days in order;
 // where ranges overlap the later wins. A range that is invalid or longer than
 // catalog.MaxRangeDays is skipped, as catalog's own expansion does.
@@ -168,8 +160,8 @@ func (n dayNames) expand(out []store.InventoryRow, st *stagedItem) []store.Inven
 		spans = spans[:0]
 		lo, hi := int64(0), int64(-1)
 		for _, r := range u.ranges {
-			f, ok1 := dayNumber(r.start)
-			t, ok2 := dayNumber(r.end)
+			f, ok1 := catalog.DayNumber(r.start)
+			t, ok2 := catalog.DayNumber(r.end)
 			if !ok1 || !ok2 || t < f || t-f+1 > catalog.MaxRangeDays {
 				spans = append(spans, span{1, 0}) // empty
 				continue

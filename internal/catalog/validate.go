@@ -277,6 +277,32 @@ func canonicalDate(s string) (y, m, d int, ok bool) {
 	return y, m, d, true
 }
 
+// DayNumber is the day of a date written YYYY-MM-DD counted from 1970-01-01 (the Unix
+// day), false when s is not such a date (as ParseDate). It reads the digits itself,
+// without time.Parse: imports and the read model's build convert millions of dates.
+func DayNumber(s string) (int64, bool) {
+	y, m, d, ok := canonicalDate(s)
+	if !ok {
+		return 0, false
+	}
+	// Days from civil (H. Hinnant): the proleptic Gregorian calendar, March-based years.
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := m + 9
+	if m > 2 {
+		mp = m - 3
+	}
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era*146097 + doe - 719468), true
+}
+
 // daysIn is the number of days of month m (1–12) of year y, proleptic Gregorian.
 func daysIn(m, y int) int {
 	switch m {

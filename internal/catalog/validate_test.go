@@ -78,6 +78,13 @@ func TestParseCapsAmounts(t *testing.T) {
 // TestParseDateAsTimeParse: ParseDate's quick reading of canonical dates answers exactly
 // as time.Parse with DateLayout and the round trip through Format.
 func TestParseDateAsTimeParse(t *testing.T) {
+	// Every day of four centuries around the catalog's, through DayNumber's civil arithmetic.
+	for day := time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC); day.Year() < 2200; day = day.AddDate(0, 0, 1) {
+		if n, ok := DayNumber(day.Format(tradewind.DateLayout)); !ok || n != day.Unix()/86400 {
+			t.Fatalf("DayNumber(%s) = %d, %v; want %d", day.Format(tradewind.DateLayout), n, ok, day.Unix()/86400)
+		}
+	}
+
 	slow := func(s string) (time.Time, bool) {
 		t, err := time.Parse(tradewind.DateLayout, s)
 		return t, err == nil && t.Format(tradewind.DateLayout) == s
@@ -98,6 +105,10 @@ func TestParseDateAsTimeParse(t *testing.T) {
 		gt, gok := ParseDate(s)
 		if wok != gok || !wt.Equal(gt) || wt.Location() != gt.Location() || wt != gt {
 			t.Errorf("ParseDate(%q) = %v, %v; time.Parse gives %v, %v", s, gt, gok, wt, wok)
+		}
+		// DayNumber answers the same dates, as the Unix day of time.Parse's answer.
+		if n, ok := DayNumber(s); ok != wok || (ok && n != wt.Unix()/86400) {
+			t.Errorf("DayNumber(%q) = %d, %v; time.Parse gives day %d, %v", s, n, ok, wt.Unix()/86400, wok)
 		}
 	}
 }

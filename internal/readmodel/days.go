@@ -4,38 +4,14 @@ import (
 	"time"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
 )
 
-// dayNumber is the day of a YYYY-MM-DD date counted from 1970-01-01, without time.Parse
-// (the build reads millions of rows). Dates come from the store, which holds valid ones.
+// dayNumber is the day of a YYYY-MM-DD date counted from 1970-01-01 (catalog.DayNumber).
+// Dates come from the store, which holds valid ones.
 func dayNumber(s string) int32 {
-	if len(s) != 10 {
-		return 0
-	}
-	num := func(b string) int {
-		n := 0
-		for i := 0; i < len(b); i++ {
-			n = n*10 + int(b[i]-'0')
-		}
-		return n
-	}
-	y, mo, d := num(s[0:4]), num(s[5:7]), num(s[8:10])
-	// Days from civil (H. Hinnant): the proleptic Gregorian calendar, March-based years.
-	if mo <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	m := mo + 9
-	if mo > 2 {
-		m = mo - 3
-	}
-	doy := (153*m+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int32(era*146097 + doe - 719468)
+	n, _ := catalog.DayNumber(s)
+	return int32(n)
 }
 
 // dayNames holds the YYYY-MM-DD names of the days the model's units cover, so that

@@ -370,14 +370,13 @@ func (d *dayNumbers) number(date string) (int64, bool) {
 	if n, ok := d.num[date]; ok {
 		return n, true
 	}
-	t, ok := catalog.ParseDate(date)
+	n, ok := catalog.DayNumber(date)
 	if !ok {
 		return 0, false
 	}
 	if d.num == nil {
 		d.num, d.name = map[string]int64{}, map[int64]string{}
 	}
-	n := t.Unix() / 86400
 	d.num[date], d.name[n] = n, date
 	return n, true
 }
