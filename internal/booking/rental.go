@@ -77,18 +77,21 @@ func spaceOffer(sp *catalog.Space, rows []DayStock, st rentalStay, c pricing.Con
 
 // spacePick is a rental search's count and choice among each rental's spaces (city):
 // the spaces that take the guests and are free every night, and the cheapest total of
-// them for the stay (spaceOffer's rule over the spaces' runs).
+// them for the stay (spaceOffer's rule over the spaces' runs). One value holds what a
+// search keeps across the scan, so that handing city to the reader allocates little.
 type spacePick struct {
-	st        *rentalStay
+	st        rentalStay
 	con       pricing.Contract
-	unchanged bool // con.Unchanged(0): rentals have no markets
+	unchanged bool              // con.Unchanged(0): rentals have no markets
+	found     []rentalCandidate // what city found so far
 }
 
-// city appends to found each rental of c with the number of its spaces that take the
+// city appends to p.found each rental of c with the number of its spaces that take the
 // guests and are free every night of the stay, and the cheapest total among them; a
 // rental with none is left out. The stay is days days from day from.
-func (p *spacePick) city(c *CityRentals, from, days int32, found []rentalCandidate) []rentalCandidate {
+func (p *spacePick) city(c *CityRentals, from, days int32) {
 	guests, nights := p.st.guests, p.st.nights
+	found := p.found
 	// A net partner, a stay of the nights asked: 32-bit nets are summed in place
 	// (stayTotalRun's common case), the rest priced by it.
 	sum := p.unchanged && int(days) == nights
@@ -126,7 +129,7 @@ func (p *spacePick) city(c *CityRentals, from, days int32, found []rentalCandida
 			found = append(found, x)
 		}
 	}
-	return found
+	p.found = found
 }
 
 // priced is stayTotalRun of days lo..lo+n−1 of days for one space.
@@ -191,17 +194,14 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	}
 	// Each rental's free spaces counted and its cheapest kept, as a small candidate; the
 	// hits are built for the page only.
-	pick := spacePick{st: &st, con: c.contract()}
+	pick := &spacePick{st: st, con: c.contract(), found: rentalCandidates.get()}
 	pick.unchanged = pick.con.Unchanged(0)
+	defer func() { rentalCandidates.put(pick.found) }()
 	from, to := nightRange(st.checkIn, st.checkOut)
-	found := rentalCandidates.get()
-	defer func() { rentalCandidates.put(found) }()
 	flat := false
 	if rs, ok := s.reads().(RentalScanner); ok {
 		// The city's spaces in flat arrays: one loop over them, the same count and choice.
-		flat, err = rs.ScanRentals(ctx, cityKey(dest), from, to, func(city *CityRentals, from, days int32) {
-			found = pick.city(city, from, days, found)
-		})
+		flat, err = rs.ScanRentals(ctx, cityKey(dest), from, to, pick.city)
 		if err != nil {
 			return nil, meta, err
 		}
@@ -221,13 +221,13 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 				}
 			}
 			one.Rentals[0], one.End[0] = r, int32(len(one.Spaces))
-			found = pick.city(one, 0, days, found)
+			pick.city(one, 0, days)
 		})
 		if err != nil {
 			return nil, meta, err
 		}
 	}
-	cands, meta := cheapestPage(found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
+	cands, meta := cheapestPage(pick.found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
 	page := make([]RentalHit, len(cands))
 	for i, x := range cands {
 		r := x.r
