@@ -75,6 +75,101 @@ func spaceOffer(sp *catalog.Space, rows []DayStock, st rentalStay, c pricing.Con
 	return stayTotal(rows, st.nights, 1, c.Line)
 }
 
+// spacePick is a rental search's count and choice among each rental's spaces (city):
+// the spaces that take the guests and are free every night, and the cheapest total of
+// them for the stay (spaceOffer's rule over the spaces' runs). One value holds what a
+// search keeps across the scan, so that handing city to the reader allocates little.
+type spacePick struct {
+	st        rentalStay
+	con       pricing.Contract
+	unchanged bool              // con.Unchanged(0): rentals have no markets
+	found     []rentalCandidate // what city found so far
+}
+
+// city appends to p.found each rental of c with the number of its spaces that take the
+// guests and are free every night of the stay, and the cheapest total among them; a
+// rental with none is left out. The stay is days days from day from.
+func (p *spacePick) city(c *CityRentals, from, days int32) {
+	guests, nights := p.st.guests, p.st.nights
+	found := p.found
+	// A net partner, a stay of the nights asked: 32-bit nets are summed in place
+	// (stayTotalRun's common case), the rest priced by it.
+	sum := p.unchanged && int(days) == nights
+	start := int32(0)
+	for i, r := range c.Rentals {
+		end := c.End[i]
+		spaces := c.Spaces[start:end]
+		start = end
+		x := rentalCandidate{r: r}
+		for k := range spaces {
+			sd := &spaces[k]
+			if guests > sd.MaxGuests {
+				continue
+			}
+			lo := from - sd.First
+			hi := lo + days
+			if lo < 0 || lo >= hi || int(hi) > len(sd.Days.Free) {
+				continue // the inventory does not span the stay
+			}
+			var t int64
+			var ok bool
+			if sum && sd.Days.Wide == nil {
+				t, ok = sumNets(sd.Days.Free[:hi], sd.Days.Price, int(lo), 1)
+			} else {
+				t, ok = p.priced(&sd.Days, lo, days)
+			}
+			if ok {
+				if x.spaces == 0 || t < x.total {
+					x.total = t
+				}
+				x.spaces++
+			}
+		}
+		if x.spaces > 0 {
+			found = append(found, x)
+		}
+	}
+	p.found = found
+}
+
+// priced is stayTotalRun of days lo..lo+n−1 of days for one space.
+//
+//go:noinline
+func (p *spacePick) priced(days *DayRun, lo, n int32) (int64, bool) {
+	run := days.Span(lo, n)
+	return stayTotalRun(&run, p.st.nights, 1, p.unchanged, p.con.Line)
+}
+
+// RentalScanner is implemented by Reads that keep each city's rentals and their spaces'
+// days in flat arrays (the read model): a rental search then reads every space of the
+// city in one loop, without a call per rental or per space.
+type RentalScanner interface {
+	// ScanRentals calls each once, under the reader's lock, with the rentals of city
+	// (lower-case key) and their spaces' days, from the day from (days since 1970-01-01)
+	// for days days (from..to, both included). ok false: the reader cannot answer this
+	// way (its model is not built yet, or the city holds an item that is not a rental);
+	// the caller scans the city with ScanCity or CityItems instead. each must not keep c
+	// nor call the reader.
+	ScanRentals(ctx context.Context, city string, from, to string, each func(c *CityRentals, from, days int32)) (ok bool, err error)
+}
+
+// CityRentals is a city's rentals, by id, and the spaces of each that have inventory,
+// in the order of the rental's Spaces: the spaces of Rentals[i] are
+// Spaces[End[i-1]:End[i]] (from 0 for the first). Read only.
+type CityRentals struct {
+	Rentals []*catalog.Rental
+	End     []int32
+	Spaces  []SpaceDays
+}
+
+// SpaceDays is one space of a rental and what it can still sell from day First on
+// (days since 1970-01-01), one entry a day, as a DayRun (Free < 0: no inventory).
+type SpaceDays struct {
+	First     int32
+	MaxGuests int // the space's (catalog.Space), read without it
+	Days      DayRun
+}
+
 // spaceKinds are the unit kinds a rental search reads.
 var spaceKinds = []tradewind.UnitKind{tradewind.UnitSpace}
 
@@ -99,37 +194,40 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 	}
 	// Each rental's free spaces counted and its cheapest kept, as a small candidate; the
 	// hits are built for the page only.
-	con := c.contract()
-	unchanged := con.Unchanged(0)
+	pick := &spacePick{st: st, con: c.contract(), found: rentalCandidates.get()}
+	pick.unchanged = pick.con.Unchanged(0)
+	defer func() { rentalCandidates.put(pick.found) }()
 	from, to := nightRange(st.checkIn, st.checkOut)
-	found := rentalCandidates.get()
-	defer func() { rentalCandidates.put(found) }()
-	err = scanCity(ctx, s.reads(), tradewind.ProductRental, dest, spaceKinds, from, to, func(r *catalog.Rental, stock ItemStock) {
-		x := rentalCandidate{r: r}
-		for i := range r.Spaces {
-			sp := &r.Spaces[i]
-			if !st.fits(sp) {
-				continue
-			}
-			run := stock.Run(tradewind.UnitSpace, sp.ID)
-			if len(run.Free) == 0 {
-				continue
-			}
-			if total, ok := stayTotalRun(&run, st.nights, 1, unchanged, con.Line); ok {
-				if x.spaces == 0 || total < x.total {
-					x.total = total
-				}
-				x.spaces++
-			}
+	flat := false
+	if rs, ok := s.reads().(RentalScanner); ok {
+		// The city's spaces in flat arrays: one loop over them, the same count and choice.
+		flat, err = rs.ScanRentals(ctx, cityKey(dest), from, to, pick.city)
+		if err != nil {
+			return nil, meta, err
 		}
-		if x.spaces > 0 {
-			found = append(found, x)
-		}
-	})
-	if err != nil {
-		return nil, meta, err
 	}
-	cands, meta := cheapestPage(found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
+	if !flat {
+		// Each rental as a city of one, its spaces as runs of the stay (First 0: the run's
+		// first day is the stay's).
+		days := int32(daysBetween(from, to))
+		one := &CityRentals{Rentals: make([]*catalog.Rental, 1), End: make([]int32, 1)}
+		err = scanCity(ctx, s.reads(), tradewind.ProductRental, dest, spaceKinds, from, to, func(r *catalog.Rental, stock ItemStock) {
+			one.Spaces = one.Spaces[:0]
+			for i := range r.Spaces {
+				if sp := &r.Spaces[i]; st.fits(sp) {
+					if run := stock.Run(tradewind.UnitSpace, sp.ID); len(run.Free) > 0 {
+						one.Spaces = append(one.Spaces, SpaceDays{MaxGuests: sp.MaxGuests, Days: run})
+					}
+				}
+			}
+			one.Rentals[0], one.End[0] = r, int32(len(one.Spaces))
+			pick.city(one, 0, days)
+		})
+		if err != nil {
+			return nil, meta, err
+		}
+	}
+	cands, meta := cheapestPage(pick.found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
 	page := make([]RentalHit, len(cands))
 	for i, x := range cands {
 		r := x.r

@@ -51,6 +51,15 @@ func BenchmarkHandlerSmallNoRequestLog(b *testing.B) {
 		Days: 40, Seed: 7, Start: apitest.Start})
 }
 
+// BenchmarkHandlerRentalCity is BenchmarkHandler over one city of issue 12's rentals
+// (250: the issue's 5 000 over 20 cities) with a few items of the other products, 60
+// days: its rental-search case is the load benchmark's at the issue's size, with a set-up
+// cheap enough for callgrind (docs/performance.md, "rentalflat").
+func BenchmarkHandlerRentalCity(b *testing.B) {
+	benchHandler(b, true, catalog.GenerateOptions{Hotels: 20, Activities: 20, Rentals: 250, Packages: 10, Cities: 1,
+		Days: 60, Seed: 7, Start: apitest.Start})
+}
+
 var benchCatalog = catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
 	Days: 60, Seed: 7, Start: apitest.Start}
 

@@ -8,3 +8,10 @@ func (m *Model) HotelTables() int {
 	m.hotels.byCity.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// RentalTables counts the cities whose flat rental table the model keeps.
+func (m *Model) RentalTables() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.rentals.count()
+}

@@ -65,6 +65,7 @@ type state struct {
 	units    map[unitKey]*unit
 	days     dayNames
 	hotels   *hotelTables
+	rentals  *cityTables[booking.CityRentals]
 }
 
 func newState() *state {
@@ -72,7 +73,8 @@ func newState() *state {
 	for _, p := range tradewind.AllProducts {
 		products[p] = &catalogIndex{byID: map[int64]*item{}, byCity: map[string][]*item{}}
 	}
-	return &state{products: products, units: map[unitKey]*unit{}, hotels: &hotelTables{}}
+	return &state{products: products, units: map[unitKey]*unit{}, hotels: &hotelTables{},
+		rentals: &cityTables[booking.CityRentals]{}}
 }
 
 // catalogIndex is the items of one product, by id and by city.
@@ -315,6 +317,9 @@ func (m *state) put(x *item) {
 	if x.kind == tradewind.ProductHotel {
 		m.hotels.drop(x.city)
 	}
+	if x.kind == tradewind.ProductRental {
+		m.rentals.drop(x.city)
+	}
 	for _, u := range x.units {
 		m.units[u.key] = u
 		m.days.cover(u.first, u.first+int32(len(u.free))-1)
@@ -338,6 +343,9 @@ func (m *state) remove(kind tradewind.ProductType, id int64) {
 	}
 	if kind == tradewind.ProductHotel {
 		m.hotels.drop(old.city)
+	}
+	if kind == tradewind.ProductRental {
+		m.rentals.drop(old.city)
 	}
 	if len(city) == 0 {
 		delete(idx.byCity, old.city)
