@@ -212,10 +212,18 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			q.Travellers = req.Travellers // travellers may be named on book only
 		}
 	}
-	// Validate before the transaction so bad input never takes a lock; pricing and
-	// availability are read once, under it.
+	// Validate before the transaction so bad input never takes a lock. A live booking is
+	// priced before it too, and only checked under it (quoteahead.go); a test booking,
+	// which claims nothing, and one whose quote ahead failed, are priced under it.
 	if _, err := s.validQuote(c, q); err != nil {
 		return nil, err
+	}
+	var ahead *quotedAhead
+	if !c.Test() {
+		ahead = s.quoteAhead(ctx, c, q)
+		if s.afterQuoteAhead != nil {
+			s.afterQuoteAhead()
+		}
 	}
 
 	var created *tradewind.Booking
@@ -241,9 +249,18 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 		}
-		pq, err := s.quote(ctx, tx, c, q) // availability and price, read under the lock
-		if err != nil {
-			return err
+		var pq *pricedQuote
+		var claimed []store.InventoryRow // the claim's rows, once taken
+		var err error
+		if ahead != nil {
+			if pq, claimed, err = s.claimQuoted(ctx, tx, c, q, ahead); err != nil {
+				return err
+			}
+		}
+		if pq == nil {
+			if pq, err = s.quote(ctx, tx, c, q); err != nil { // availability and price, read under the lock
+				return err
+			}
 		}
 		if err := checkTravellers(q); err != nil {
 			return err
@@ -262,11 +279,14 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.Status = st
 		}
 		if !c.Test() {
-			after, ok, err := tx.InventoryClaim(ctx, pq.Claim)
-			if err != nil {
-				return err
-			} else if !ok {
-				return invalidQuote("The item is no longer available for these dates and party.")
+			after := claimed
+			if after == nil {
+				var ok bool
+				if after, ok, err = tx.InventoryClaim(ctx, pq.Claim); err != nil {
+					return err
+				} else if !ok {
+					return invalidQuote("The item is no longer available for these dates and party.")
+				}
 			}
 			if from, to, err := spanOf(soldOutIn(after)); err != nil {
 				return err

@@ -51,6 +51,9 @@ type Service struct {
 
 	groupOnce sync.Once
 	group     *groupCommitter
+	// afterQuoteAhead, when set (tests), runs between a live booking's quote ahead and
+	// its transaction.
+	afterQuoteAhead func()
 }
 
 // New returns a service over st.
