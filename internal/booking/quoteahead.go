@@ -12,8 +12,8 @@ import (
 
 // A live booking is priced before its transaction (quoteAhead), on the store's read
 // connections and beside the other bookings, and only checked under it
-// (claimQuoted): its items' stored documents compared byte for byte, the claim the
-// quote asked for taken, and the same quote code run again over what the transaction
+// (claimQuoted): the claim the quote asked for taken on condition that its item's
+// stored document is, byte for byte, the one priced (in the claim's statement), and the same quote code run again over what the transaction
 // read — the verified items and the claimed rows as they were just before the claim
 // (what the claim returned). That second quote is the booking's price; it must ask
 // for the very claim taken. Whenever anything differs (an item changed, the claim
@@ -63,22 +63,29 @@ func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *q
 // claim took. nil, nil, nil: it could not, nothing is claimed, and the booking is
 // priced under the transaction.
 func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, q *QuoteRequest, ahead *quotedAhead) (*pricedQuote, []store.InventoryRow, error) {
-	for _, it := range ahead.items {
-		now, err := tx.ItemGet(ctx, it.kind, it.id)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, nil, nil
-		} else if err != nil {
-			return nil, nil, err
-		}
-		if !bytes.Equal(now.Data, it.data) {
-			return nil, nil, nil
+	claim := ahead.pq.Claim
+	if len(ahead.items) == 1 { // every product's quote: its item checked by the claim's statement
+		it := ahead.items[0]
+		claim.IfItem = &store.Item{Kind: it.kind, ID: it.id, Data: it.data}
+	} else {
+		for _, it := range ahead.items {
+			now, err := tx.ItemGet(ctx, it.kind, it.id)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, nil, nil
+			} else if err != nil {
+				return nil, nil, err
+			}
+			if !bytes.Equal(now.Data, it.data) {
+				return nil, nil, nil
+			}
 		}
 	}
-	claim := ahead.pq.Claim
+	// Sold out, or the item changed: priced under the transaction, which tells which.
 	after, ok, err := tx.InventoryClaim(ctx, claim)
 	if err != nil || !ok {
 		return nil, nil, err
 	}
+	claim.IfItem = nil
 	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, rows: after}, c, q)
 	if err == nil && pq.Claim.Kind == claim.Kind && pq.Claim.UnitID == claim.UnitID && pq.Claim.From == claim.From &&
 		pq.Claim.To == claim.To && pq.Claim.Quantity == claim.Quantity {
