@@ -227,6 +227,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	}
 
 	var created *tradewind.Booking
+	kept := false // the transaction that ran last kept the quote ahead
 	// Run in a group commit with the bookings that arrive with it (group.go), or alone;
 	// either way under ctx, the transaction's own context.
 	err = s.bookTx(ctx, func(ctx context.Context, tx store.Querier) error {
@@ -257,6 +258,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 		}
+		kept = pq != nil
 		if pq == nil {
 			if pq, err = s.quote(ctx, tx, c, q); err != nil { // availability and price, read under the lock
 				return err
@@ -327,6 +329,13 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		created = b
 		return nil
 	})
+	if !c.Test() {
+		if kept {
+			s.aheadKept.Add(1)
+		} else {
+			s.aheadMissed.Add(1)
+		}
+	}
 	return created, err
 }
 

@@ -59,6 +59,22 @@ func TestBookPricedAheadMeetsTheTruth(t *testing.T) {
 			return rows[0].Sold
 		}
 
+		t.Run("unchanged", func(t *testing.T) {
+			q := quote(2, "")
+			want := priceOf(q)
+			kept, _ := svc.BookAheadStats()
+			v, err := book("unchanged", q, func() {})
+			if err != nil {
+				t.Fatalf("book: %v", err)
+			}
+			if v.TotalPrice.Minor != want {
+				t.Errorf("booked at %d, priced at %d", v.TotalPrice.Minor, want)
+			}
+			if now, _ := svc.BookAheadStats(); now != kept+1 {
+				t.Errorf("the quote priced ahead was not kept (%d kept, then %d)", kept, now)
+			}
+		})
+
 		t.Run("night repriced", func(t *testing.T) {
 			q := quote(3, "")
 			stale := priceOf(q)
