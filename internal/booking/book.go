@@ -191,7 +191,8 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	return s.View(created), false, nil
 }
 
-// book validates, prices and creates a booking in one transaction. errReplay: another
+// book validates, prices and creates a booking in one transaction (a live booking is
+// priced just before it and checked under it: quoteahead.go). errReplay: another
 // request of the same key committed first.
 func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest) (*tradewind.Booking, error) {
 	var err error

@@ -12,11 +12,11 @@ import (
 
 // A live booking is priced before its transaction (quoteAhead), on the store's read
 // connections and beside the other bookings, and only checked under it
-// (claimQuoted): the claim the quote asked for taken on condition that its item's
-// stored document is, byte for byte, the one priced (in the claim's statement), and the same quote code run again over what the transaction
-// read — the verified items and the claimed rows as they were just before the claim
-// (what the claim returned). That second quote is the booking's price; it must ask
-// for the very claim taken. Whenever anything differs (an item changed, the claim
+// (claimQuoted): the claim the quote asked for is taken on condition that the item's
+// stored document is, byte for byte, the one priced (in the claim's own statement),
+// and the same quote code runs again over what the transaction verified — the item
+// and the claimed rows as they were just before the claim (the claim returns them).
+// That second quote is the booking's price; it must ask for the very claim taken. Whenever anything differs (an item changed, the claim
 // failed, the second quote failed or asks for another claim), the claim is given back
 // and the booking is priced under the transaction from the store, as before: a stale
 // read can neither sell what is gone nor sell at a stale price, and the rules stay in
@@ -80,7 +80,8 @@ func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, 
 			}
 		}
 	}
-	// Sold out, or the item changed: priced under the transaction, which tells which.
+	// Not taken (sold out, or the item changed): priced under the transaction, which
+	// tells which.
 	after, ok, err := tx.InventoryClaim(ctx, claim)
 	if err != nil || !ok {
 		return nil, nil, err
