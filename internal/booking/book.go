@@ -191,7 +191,8 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	return s.View(created), false, nil
 }
 
-// book validates, prices and creates a booking in one transaction. errReplay: another
+// book validates, prices and creates a booking in one transaction (a live booking is
+// priced just before it and checked under it: quoteahead.go). errReplay: another
 // request of the same key committed first.
 func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest) (*tradewind.Booking, error) {
 	var err error
@@ -212,13 +213,22 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			q.Travellers = req.Travellers // travellers may be named on book only
 		}
 	}
-	// Validate before the transaction so bad input never takes a lock; pricing and
-	// availability are read once, under it.
+	// Validate before the transaction so bad input never takes a lock. A live booking is
+	// priced before it too, and only checked under it (quoteahead.go); a test booking,
+	// which claims nothing, and one whose quote ahead failed, are priced under it.
 	if _, err := s.validQuote(c, q); err != nil {
 		return nil, err
 	}
+	var ahead *quotedAhead
+	if !c.Test() {
+		ahead = s.quoteAhead(ctx, c, q)
+		if s.afterQuoteAhead != nil {
+			s.afterQuoteAhead()
+		}
+	}
 
 	var created *tradewind.Booking
+	kept := false // the transaction that ran last kept the quote ahead
 	// Run in a group commit with the bookings that arrive with it (group.go), or alone;
 	// either way under ctx, the transaction's own context.
 	err = s.bookTx(ctx, func(ctx context.Context, tx store.Querier) error {
@@ -241,9 +251,19 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 		}
-		pq, err := s.quote(ctx, tx, c, q) // availability and price, read under the lock
-		if err != nil {
-			return err
+		var pq *pricedQuote
+		var claimed []store.InventoryRow // the claim's rows, once taken
+		var err error
+		if ahead != nil {
+			if pq, claimed, err = s.claimQuoted(ctx, tx, c, q, ahead); err != nil {
+				return err
+			}
+		}
+		kept = pq != nil
+		if pq == nil {
+			if pq, err = s.quote(ctx, tx, c, q); err != nil { // availability and price, read under the lock
+				return err
+			}
 		}
 		if err := checkTravellers(q); err != nil {
 			return err
@@ -262,11 +282,14 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.Status = st
 		}
 		if !c.Test() {
-			after, ok, err := tx.InventoryClaim(ctx, pq.Claim)
-			if err != nil {
-				return err
-			} else if !ok {
-				return invalidQuote("The item is no longer available for these dates and party.")
+			after := claimed
+			if after == nil {
+				var ok bool
+				if after, ok, err = tx.InventoryClaim(ctx, pq.Claim); err != nil {
+					return err
+				} else if !ok {
+					return invalidQuote("The item is no longer available for these dates and party.")
+				}
 			}
 			if from, to, err := spanOf(soldOutIn(after)); err != nil {
 				return err
@@ -307,6 +330,13 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		created = b
 		return nil
 	})
+	if !c.Test() {
+		if kept {
+			s.aheadKept.Add(1)
+		} else {
+			s.aheadMissed.Add(1)
+		}
+	}
 	return created, err
 }
 

@@ -40,3 +40,7 @@ func ReleaseBookTurn(s *Service) {
 	g.signal()
 	g.mu.Unlock()
 }
+
+// AfterQuoteAhead sets f to run between a live booking's quote, priced before its
+// transaction, and the transaction.
+func AfterQuoteAhead(s *Service, f func()) { s.afterQuoteAhead = f }

@@ -178,11 +178,17 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 // is priced in the currency of the credit line. It does not check the available credit:
 // booking draws it, under the transaction (moveCredit).
 func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
+	return s.quoteFrom(ctx, StoreReads{Q: db}, c, q) // from the store, never the read model: it is what is sold
+}
+
+// quoteFrom is quote over db: the store, or what a booking's transaction verified
+// (quoteahead.go).
+func (s *Service) quoteFrom(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	p, err := s.validQuote(c, q)
 	if err != nil {
 		return nil, err
 	}
-	pq, err := p.price(ctx, StoreReads{Q: db}, c, q) // from the store, never the read model: it is what is sold
+	pq, err := p.price(ctx, db, c, q)
 	if err != nil {
 		return nil, err
 	}

@@ -50,11 +50,33 @@ func (s *statements) count(f func()) []string {
 
 // BookStatementsPostgres is how many statements a live hotel booking sends to
 // PostgreSQL through the service (docs/performance.md, "The write path"): the replay
-// lookup, BEGIN, the idempotency claim, the item, its inventory, the claim (which
-// returns the days it sold out), the booking, the event with its deliveries, the credit
-// draw (last: it locks the partner's row until COMMIT), COMMIT. It was 13 before the
-// write path was reworked.
+// lookup, the item and its inventory (the quote ahead, outside the transaction), BEGIN,
+// the idempotency claim, the claim (on condition that the item is still the one priced;
+// it returns the days it sold out), the booking, the event with its deliveries, the
+// credit draw (last: it locks the partner's row until COMMIT), COMMIT. It was 13 before
+// the write path was reworked.
 const BookStatementsPostgres = 10
+
+// BookTxStatementsPostgres is how many of them the booking's transaction sends, BEGIN
+// and COMMIT included: 9 while the quote (item, inventory) was read under it.
+const BookTxStatementsPostgres = 7
+
+// inTx counts the statements from the first BEGIN to the last COMMIT.
+func inTx(sent []string) int {
+	first, last := -1, -1
+	for i, st := range sent {
+		if strings.EqualFold(st, "begin") && first < 0 {
+			first = i
+		}
+		if strings.EqualFold(st, "commit") {
+			last = i
+		}
+	}
+	if first < 0 || last < first {
+		return 0
+	}
+	return last - first + 1
+}
 
 // TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
 func TestBookRoundTripsPostgres(t *testing.T) {
@@ -83,6 +105,9 @@ func TestBookRoundTripsPostgres(t *testing.T) {
 	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
 	if len(sent) > BookStatementsPostgres {
 		t.Errorf("a live booking sent %d statements to PostgreSQL; want at most %d:\n%s", len(sent), BookStatementsPostgres, strings.Join(sent, "\n"))
+	}
+	if n := inTx(sent); n > BookTxStatementsPostgres {
+		t.Errorf("a live booking's transaction sent %d statements to PostgreSQL; want at most %d:\n%s", n, BookTxStatementsPostgres, strings.Join(sent, "\n"))
 	}
 }
 
@@ -132,5 +157,10 @@ func TestBookGroupRoundTripsPostgres(t *testing.T) {
 	t.Logf("%d statements for %d bookings in one group (at most %d):\n%s", len(sent), n, want, strings.Join(sent, "\n"))
 	if len(sent) > want {
 		t.Errorf("a group of %d live bookings sent %d statements to PostgreSQL; want at most %d:\n%s", n, len(sent), want, strings.Join(sent, "\n"))
+	}
+	// Under the group's transaction, per booking: its savepoint and its statements
+	// between BEGIN and its credit draw; then the group's draw and COMMIT.
+	if got, want := inTx(sent), n*(BookTxStatementsPostgres-3+1)+BookGroupStatementsPostgres; got > want {
+		t.Errorf("a group of %d live bookings sent %d statements under its transaction; want at most %d:\n%s", n, got, want, strings.Join(sent, "\n"))
 	}
 }

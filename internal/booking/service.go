@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -51,6 +52,19 @@ type Service struct {
 
 	groupOnce sync.Once
 	group     *groupCommitter
+	// afterQuoteAhead, when set (tests), runs between a live booking's quote ahead and
+	// its transaction.
+	afterQuoteAhead func()
+	// aheadKept and aheadMissed count the live bookings whose quote ahead their
+	// transaction kept, and those it priced again (quoteahead.go).
+	aheadKept, aheadMissed atomic.Int64
+}
+
+// BookAheadStats returns how many live bookings' quotes priced before their
+// transaction were kept, and how many were priced again under it (a quote ahead that
+// failed, or anything changed since).
+func (s *Service) BookAheadStats() (kept, missed int64) {
+	return s.aheadKept.Load(), s.aheadMissed.Load()
 }
 
 // New returns a service over st.

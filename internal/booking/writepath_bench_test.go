@@ -61,6 +61,9 @@ func BenchmarkBookParallel(b *testing.B) {
 						}
 					}
 				})
+				if kept, missed := svc.BookAheadStats(); kept+missed > 0 {
+					b.ReportMetric(float64(missed)/float64(kept+missed), "repriced/op")
+				}
 				if groups, grouped := svc.BookGroupStats(); groups > 0 {
 					b.ReportMetric(float64(grouped)/float64(groups), "bookings/group")
 					b.ReportMetric(float64(grouped)/float64(b.N), "grouped/op")

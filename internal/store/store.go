@@ -139,6 +139,11 @@ type Claim struct {
 	UnitID   int64
 	From, To string
 	Quantity int
+	// IfItem, when set, makes InventoryClaim take nothing unless the item (IfItem.Kind,
+	// IfItem.ID) is stored with exactly IfItem.Data: a booking priced from that document
+	// outside its transaction checks it in the claim's statement. Only InventoryClaim
+	// reads it.
+	IfItem *Item
 }
 
 // BookingFilter selects bookings for a list.
@@ -287,7 +292,8 @@ type Querier interface {
 	// InventoryClaim takes c.Quantity on every day of the claim, all or nothing, with one
 	// conditional statement; false when any day lacks the room. When it succeeds it
 	// returns the claim's rows as they stand after it, ordered by day, so that the caller
-	// learns what sold out without reading them again.
+	// learns what sold out without reading them again. With c.IfItem, false also when
+	// that item is missing or stored with another document.
 	InventoryClaim(ctx context.Context, c Claim) ([]InventoryRow, bool, error)
 	// InventoryRelease gives back what a claim took.
 	InventoryRelease(ctx context.Context, c Claim) error

@@ -167,9 +167,18 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 	// means the claim fails, and the days it did take are given back at once, so the
 	// claim is all or nothing even outside a transaction. The rows it returns tell the
 	// caller which days sold out, without another read.
-	rows, err := q.db.QueryContext(ctx, `UPDATE inventory SET sold = sold + $1
+	text, args := `UPDATE inventory SET sold = sold + $1
 		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		RETURNING item_id, day, capacity, sold, price`, c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+		RETURNING item_id, day, capacity, sold, price`, []any{c.Quantity, c.Kind, c.UnitID, c.From, c.To}
+	if it := c.IfItem; it != nil {
+		// The item's document checked in the same statement (one round trip on
+		// PostgreSQL): a primary-key lookup, evaluated once.
+		text, args = `UPDATE inventory SET sold = sold + $1
+		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
+		AND EXISTS (SELECT 1 FROM items WHERE kind = $6 AND id = $7 AND data = $8)
+		RETURNING item_id, day, capacity, sold, price`, append(args, string(it.Kind), it.ID, string(it.Data))
+	}
+	rows, err := q.db.QueryContext(ctx, text, args...)
 	if err != nil {
 		return nil, false, q.interpret(err)
 	}

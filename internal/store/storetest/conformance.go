@@ -225,6 +225,26 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	if after, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok || after != nil {
 		t.Error("a claim over a full day must fail")
 	}
+	// A claim conditional on an item's document takes only while the item is stored so.
+	item := &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"id":7,"v":1}`)}
+	if _, err := s.ItemPut(ctx, item); err != nil {
+		t.Fatal(err)
+	}
+	other := *item
+	other.Data = []byte(`{"id":7,"v":2}`)
+	missing := *item
+	missing.ID = 8
+	for _, it := range []*store.Item{&other, &missing} {
+		if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: it}); err != nil || ok || after != nil {
+			t.Errorf("claim if item %d is %s = %v, %v, %v; want nothing taken", it.ID, it.Data, after, ok, err)
+		}
+	}
+	if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: item}); err != nil || !ok || len(after) != 1 || after[0].Sold != 1 {
+		t.Fatalf("claim if item is as stored = %v, %v, %v", after, ok, err)
+	}
+	if err := s.InventoryRelease(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1}); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
 		t.Error("a claim over a day without inventory must fail")
 	}
