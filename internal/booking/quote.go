@@ -182,7 +182,9 @@ func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *Quo
 	if err != nil {
 		return nil, err
 	}
-	pq, err := p.price(ctx, StoreReads{Q: db}, c, q) // from the store, never the read model: it is what is sold
+	// From the store, never the read model: it is what is sold. The cache only spares
+	// decoding an item whose stored document is the one decoded before.
+	pq, err := p.price(ctx, StoreReads{Q: db, items: s.quoteItems()}, c, q)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,12 @@ type Service struct {
 	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
 	// PostgreSQL.
 	BookGroupsAtOnce int
+	// QuoteCacheItems is how many decoded catalog items quotes keep (itemcache.go):
+	// 0 is DefaultQuoteCacheItems, a negative number keeps none.
+	QuoteCacheItems int
 
+	itemsOnce sync.Once
+	items     *itemCache
 	groupOnce sync.Once
 	group     *groupCommitter
 }
