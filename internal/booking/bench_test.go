@@ -74,3 +74,37 @@ func BenchmarkBook(b *testing.B) {
 
 // isSoldOut reports the 422 of a room whose allotment the benchmark used up.
 func isSoldOut(err error) bool { return tradewind.ErrorCode(err) == tradewind.ECodeInvalidQuote }
+
+// BenchmarkPrebook prebooks one night of a room in a different hotel each time, as the
+// load benchmark's prebook scenario does (live key: the quote priced from the store,
+// the locked quote stored). For callgrind, with TRADEWIND_BENCH_HOTELS to shrink the
+// catalog:
+//
+//	go test -c -o /tmp/x.test ./internal/booking/
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind /tmp/x.test -test.run XXX \
+//	  -test.bench 'Prebook$/sqlite' -test.cpu 1 -test.benchtime 2000x
+func BenchmarkPrebook(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, c, doc := benchService(b, o)
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				q := prebookQuote(doc, i)
+				if _, err := svc.Prebook(context.Background(), c, &q); err != nil {
+					b.Fatalf("prebook: %v", err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// prebookQuote is the i-th quote of the prebook benchmarks: any hotel, room and night
+// in the catalog's first 50 days, spread so that consecutive quotes meet no row twice.
+func prebookQuote(doc *catalog.Document, i int) booking.QuoteRequest {
+	h := doc.Hotels[(i*7919)%len(doc.Hotels)]
+	return booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[i%len(h.Rooms)].ID,
+		CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1}
+}

@@ -430,11 +430,11 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
 			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)
 	}
-	byRoom, err := hotelRows(ctx, db, []int64{h.ID}, st)
+	rows, err := unitStayRows(ctx, db, tradewind.UnitRoom, h.ID, room.ID, st.checkIn, st.checkOut)
 	if err != nil {
 		return nil, err
 	}
-	total, ok := roomOffer(h, room, byRoom[room.ID], st, c.contract())
+	total, ok := roomOffer(h, room, rows, st, c.contract())
 	if !ok {
 		return nil, invalidQuote("%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
 	}

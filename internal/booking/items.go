@@ -244,6 +244,14 @@ func stayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemIDs []
 	return rowsByUnit(ctx, db, store.InventoryQuery{Kind: kind, ItemIDs: itemIDs, From: from, To: to})
 }
 
+// unitStayRows loads the nights of a stay (check_in .. check_out−1) of one unit (a room,
+// a space) of one item, in order: what a quote prices.
+func unitStayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemID, unitID int64, checkIn, checkOut string) ([]DayStock, error) {
+	from, to := nightRange(checkIn, checkOut)
+	byUnit, err := db.Stock(ctx, store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, UnitIDs: []int64{unitID}, From: from, To: to})
+	return byUnit[unitID], err
+}
+
 // free is what an inventory row can still sell.
 func free(r store.InventoryRow) int { return max(r.Capacity-r.Sold, 0) }
 

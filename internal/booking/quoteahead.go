@@ -50,7 +50,7 @@ var errNotAhead = errors.New("booking: not read ahead")
 // quoteAhead prices q for c from the store's read connections, recording the items it
 // reads. nil when it cannot (any error: the quote under the transaction answers it).
 func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *quotedAhead {
-	rec := &recordingReads{StoreReads: StoreReads{Q: s.Store}}
+	rec := &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
 	pq, err := s.quoteFrom(ctx, rec, c, q)
 	if err != nil || len(rec.items) == 0 {
 		return nil
@@ -112,7 +112,7 @@ func (r *recordingReads) Item(ctx context.Context, kind tradewind.ProductType, i
 	if err != nil {
 		return nil, err
 	}
-	v, err := DecodeItem(it)
+	v, err := r.decode(it)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,9 @@ type Reads interface {
 	// Item returns one item decoded (DecodeItem); store.ErrNotFound when it is missing.
 	Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error)
 	// Stock returns the days q selects (q.Kind and q.ItemIDs or q.UnitIDs, q.From..q.To),
-	// by unit, each unit's days in order; a day without inventory is absent.
+	// by unit, each unit's days in order; a day without inventory is absent. With both
+	// ItemIDs and UnitIDs the store returns the units of those items only (the read
+	// model may add the items' other units: callers read the units they asked for).
 	Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]DayStock, error)
 }
 
@@ -64,7 +66,12 @@ func DecodeItem(it *store.Item) (any, error) {
 
 // StoreReads reads Q on every call: the path of a service without a read model, and of
 // prebook and book whatever the service has.
-type StoreReads struct{ Q store.Querier }
+type StoreReads struct {
+	Q store.Querier
+	// items, when set, spares Item the decoding of a stored document it decoded before
+	// (the quotes' itemCache); the document is still read from Q every time.
+	items *itemCache
+}
 
 // CityItems implements Reads.
 func (r StoreReads) CityItems(ctx context.Context, kind tradewind.ProductType, city string) ([]Decoded, error) {
@@ -88,6 +95,14 @@ func (r StoreReads) Item(ctx context.Context, kind tradewind.ProductType, id int
 	it, err := r.Q.ItemGet(ctx, kind, id)
 	if err != nil {
 		return nil, err
+	}
+	return r.decode(it)
+}
+
+// decode decodes a stored item, through the quotes' cache when r has one.
+func (r StoreReads) decode(it *store.Item) (any, error) {
+	if r.items != nil {
+		return r.items.decode(it)
 	}
 	return DecodeItem(it)
 }

@@ -394,11 +394,11 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 	if !st.fits(sp) {
 		return nil, invalidQuote("%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
 	}
-	bySpace, err := spaceRows(ctx, db, []int64{r.ID}, st)
+	rows, err := unitStayRows(ctx, db, tradewind.UnitSpace, r.ID, sp.ID, st.checkIn, st.checkOut)
 	if err != nil {
 		return nil, err
 	}
-	total, ok := spaceOffer(sp, bySpace[sp.ID], st, c.contract())
+	total, ok := spaceOffer(sp, rows, st, c.contract())
 	if !ok {
 		return nil, invalidQuote("%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
 	}

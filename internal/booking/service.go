@@ -49,7 +49,12 @@ type Service struct {
 	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
 	// PostgreSQL.
 	BookGroupsAtOnce int
+	// QuoteCacheItems is how many decoded catalog items quotes keep (itemcache.go):
+	// 0 is DefaultQuoteCacheItems, a negative number keeps none.
+	QuoteCacheItems int
 
+	itemsOnce sync.Once
+	items     *itemCache
 	groupOnce sync.Once
 	group     *groupCommitter
 	// afterQuoteAhead, when set (tests), runs between a live booking's quote ahead and

@@ -99,3 +99,27 @@ func BenchmarkCommitFloor(b *testing.B) {
 }
 
 func testingProcs() int { return runtime.GOMAXPROCS(0) }
+
+// BenchmarkPrebookParallel prebooks from 16 goroutines at once (prebookQuote), the
+// load benchmark's prebook scenario without HTTP. Compare its ns/op with
+// BenchmarkCommitFloor's.
+func BenchmarkPrebookParallel(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, c, doc := benchService(b, o)
+			var n atomic.Int64
+			parallelism(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					q := prebookQuote(doc, int(n.Add(1)))
+					if _, err := svc.Prebook(context.Background(), c, &q); err != nil {
+						b.Errorf("prebook: %v", err)
+						return
+					}
+				}
+			})
+		})
+	}
+}

@@ -118,10 +118,11 @@ type InventoryRow struct {
 	Price    int64 // net price in minor units where the unit is priced per day
 }
 
-// InventoryQuery selects inventory rows. Days are inclusive.
+// InventoryQuery selects inventory rows. Days are inclusive. With both ItemIDs and
+// UnitIDs, a row matches both (a quote's one room of one hotel).
 type InventoryQuery struct {
 	Kind    tradewind.UnitKind
-	ItemIDs []int64 // any of these items; empty with UnitIDs
+	ItemIDs []int64 // any of these items
 	UnitIDs []int64 // any of these units
 	From    string
 	To      string

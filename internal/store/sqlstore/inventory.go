@@ -65,6 +65,9 @@ func placeholders(from, n int) string {
 }
 
 func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([]store.InventoryRow, error) {
+	if len(iq.ItemIDs) == 1 && len(iq.UnitIDs) == 1 {
+		return q.inventoryOfUnit(ctx, iq)
+	}
 	col, ids := "item_id", iq.ItemIDs
 	if len(iq.UnitIDs) > 0 {
 		col, ids = "unit_id", iq.UnitIDs
@@ -80,8 +83,15 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 		for _, id := range chunk {
 			args = append(args, id)
 		}
+		items := ""
+		if col == "unit_id" && len(iq.ItemIDs) > 0 { // both: the units of those items
+			items = ` AND item_id IN (` + placeholders(len(args)+1, len(iq.ItemIDs)) + `)`
+			for _, id := range iq.ItemIDs {
+				args = append(args, id)
+			}
+		}
 		rows, err := q.db.QueryContext(ctx, `SELECT unit_id, item_id, day, capacity, sold, price FROM inventory
-			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)`, args...)
+			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)`+items, args...)
 		if err != nil {
 			return nil, q.interpret(err)
 		}
@@ -107,6 +117,29 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 		return strings.Compare(a.Day, b.Day)
 	})
 	return out, nil
+}
+
+// inventoryOfUnit is InventoryList for one unit of one item (a quote's room or space):
+// one statement of a fixed text (prepared once per connection), the primary key's
+// order (kind, unit_id, day), no sort.
+func (q *queries) inventoryOfUnit(ctx context.Context, iq store.InventoryQuery) ([]store.InventoryRow, error) {
+	unit, item := iq.UnitIDs[0], iq.ItemIDs[0]
+	rows, err := q.db.QueryContext(ctx, `SELECT day, capacity, sold, price FROM inventory
+		WHERE kind = $1 AND unit_id = $2 AND day >= $3 AND day <= $4 AND item_id = $5 ORDER BY day`,
+		iq.Kind, unit, iq.From, iq.To, item)
+	if err != nil {
+		return nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var out []store.InventoryRow
+	for rows.Next() {
+		r := store.InventoryRow{Kind: iq.Kind, UnitID: unit, ItemID: item}
+		if err := rows.Scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 func (q *queries) InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Items":               exerciseItems,
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
+		"InventoryItemUnits":  exerciseInventoryItemUnits,
 		"BulkWrites":          exerciseBulkWrites,         // bulk.go
 		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
 		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
@@ -272,6 +274,49 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	}
 	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
 		t.Errorf("chunked list = %d rows, %v", len(got), err)
+	}
+}
+
+// exerciseInventoryItemUnits lists inventory by items and units at once: the rows of
+// those units that are those items' (a quote's one room of one hotel), by unit and day.
+func exerciseInventoryItemUnits(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	for _, r := range [][]store.InventoryRow{
+		rows(tradewind.UnitRoom, 1, 7, 2, "2027-01-03", "2027-01-01", "2027-01-02"),
+		rows(tradewind.UnitRoom, 2, 7, 3, "2027-01-02", "2027-01-01"),
+		rows(tradewind.UnitRoom, 3, 8, 4, "2027-01-01"),
+		rows(tradewind.UnitSpace, 2, 7, 5, "2027-01-01"),
+	} {
+		if err := s.InventoryPut(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []struct {
+		items, units []int64
+		want         []string // unit/day of each row, in order
+	}{
+		{[]int64{7}, []int64{2}, []string{"2/2027-01-01", "2/2027-01-02"}},
+		{[]int64{7}, []int64{1}, []string{"1/2027-01-01", "1/2027-01-02"}}, // not the 3rd
+		{[]int64{8}, []int64{2}, nil},                                      // unit 2 is item 7's
+		{[]int64{7}, []int64{3}, nil},
+		{[]int64{7, 8}, []int64{3, 1}, []string{"1/2027-01-01", "1/2027-01-02", "3/2027-01-01"}},
+		{[]int64{8, 9}, []int64{1, 2}, nil},
+	} {
+		got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: q.items, UnitIDs: q.units,
+			From: "2027-01-01", To: "2027-01-02"})
+		if err != nil {
+			t.Fatalf("items %v units %v: %v", q.items, q.units, err)
+		}
+		var days []string
+		for _, r := range got {
+			if r.Kind != tradewind.UnitRoom || r.Price != 1000 || r.Capacity < 2 || !slices.Contains(q.items, r.ItemID) {
+				t.Errorf("items %v units %v: row %+v", q.items, q.units, r)
+			}
+			days = append(days, fmt.Sprintf("%d/%s", r.UnitID, r.Day))
+		}
+		if !slices.Equal(days, q.want) {
+			t.Errorf("items %v units %v: rows %v, want %v", q.items, q.units, days, q.want)
+		}
 	}
 }
 
