@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -123,59 +125,123 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 // city appends to found each hotel of c with its room (index in its Rooms) of the
 // cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
 // fits the party and is free every night is left out. The stay is days days from day
-// from.
-func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate) []hotelCandidate {
+// from; markets holds each hotel's market for the stay's nationality (nil: none has
+// one). Candidates name their currency by c's number for it (CityHotels.Index).
+func (p *roomPick) city(c *CityHotels, markets []int64, from, days int32, found []hotelCandidate) []hotelCandidate {
 	st := p.st
-	nights, quantity := st.nights, st.rooms
+	if int(days) != st.nights {
+		return found // no room has a run of the nights asked (stayTotalRun's rule)
+	}
+	totals := roomSums.get()
+	if cap(totals) < len(c.Rooms) {
+		totals = make([]int64, len(c.Rooms))
+	}
+	totals = totals[:len(c.Rooms)]
+	defer roomSums.put(totals)
+	netSums(c.Rooms, totals, from, days, st)
+	quantity := int64(st.rooms)
+	net := p.con.Unchanged(0)
 	start := int32(0)
 	for i, h := range c.Hotels {
 		end := c.End[i]
-		rooms := c.Rooms[start:end]
+		sums := totals[start:end]
+		first := start
 		start = end
 		market := int64(0)
-		if len(h.Markets) > 0 { // most hotels have none: no lookup
-			market = int64(h.Markets[st.nationality])
+		if markets != nil {
+			market = markets[i]
 		}
-		// A net partner without market, a stay of the nights asked: 32-bit nets are
-		// summed in place (stayTotalRun's common case), the rest priced by it.
-		unchanged := p.con.Unchanged(market)
-		sum := unchanged && int(days) == nights
 		best, total := -1, int64(0)
-		for k := range rooms {
-			rd := &rooms[k]
-			if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
-				continue
+		if net && market == 0 {
+			// The nets' sums are the totals (for one room), but for wide prices.
+			for k, t := range sums {
+				if t == roomWide {
+					var ok bool
+					if t, ok = p.priced(&c.Rooms[first+int32(k)], from, days, 0, true); !ok {
+						continue
+					}
+				} else if t == roomNone {
+					continue
+				}
+				if t *= quantity; best < 0 || t < total {
+					best, total = k, t
+				}
 			}
-			lo := from - rd.First
-			hi := lo + days
-			if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
-				continue // the inventory does not span the stay
-			}
-			var t int64
-			var ok bool
-			if sum && rd.Days.Wide == nil {
-				t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
-			} else {
-				t, ok = p.priced(&rd.Days, lo, days, market, unchanged)
-			}
-			if t *= int64(quantity); ok && (best < 0 || t < total) {
-				best, total = int(rd.Index), t
+		} else {
+			for k, t := range sums {
+				if t == roomNone {
+					continue
+				}
+				t, ok := p.priced(&c.Rooms[first+int32(k)], from, days, market, p.con.Unchanged(market))
+				if t *= quantity; ok && (best < 0 || t < total) {
+					best, total = k, t
+				}
 			}
 		}
 		if best >= 0 {
-			found = append(found, hotelCandidate{h, best, total})
+			found = append(found, hotelCandidate{h, int(c.Rooms[first+int32(best)].Index), total, c.currency[i]})
 		}
 	}
 	return found
 }
 
-// priced is stayTotalRun of days lo..lo+n−1 of days for one room, at the hotel's market.
+// Marks of netSums for rooms without a sum.
+const (
+	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
+	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide: priced by stayTotalRun
+)
+
+// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
+// from day from when it fits st's party and has st.rooms units free every night;
+// roomNone when not, roomWide when it does but its prices are wide. One tight loop
+// over the city's rooms: every search reads every room.
+func netSums(rooms []RoomDays, sums []int64, from, days int32, st *hotelStay) {
+	sums = sums[:len(rooms)]
+	adults, children, q := st.adults, st.children, int32(st.rooms)
+	for k := range rooms {
+		rd := &rooms[k]
+		t := int64(roomNone)
+		lo := from - rd.First
+		if free := rd.Days.Free; adults <= st.rooms*rd.MaxAdults && children <= st.rooms*rd.MaxChildren &&
+			lo >= 0 && int(lo)+int(days) <= len(free) {
+			free = free[lo : lo+days]
+			if rd.Days.Wide == nil {
+				price := rd.Days.Price[lo : lo+days]
+				price = price[:len(free)]
+				var sum int64
+				for d, f := range free {
+					if f < q { // q ≥ 1: a day without inventory (−1) too
+						sum = roomNone
+						break
+					}
+					sum += int64(price[d])
+				}
+				t = sum
+			} else {
+				t = roomWide
+				for _, f := range free {
+					if f < q {
+						t = roomNone
+						break
+					}
+				}
+			}
+		}
+		sums[k] = t
+	}
+}
+
+var roomSums scratch[int64]
+
+// priced is the total for the stay of room rd (stayTotalRun over its days from day
+// from), at the hotel's market.
 //
 //go:noinline
-func (p *roomPick) priced(days *DayRun, lo, n int32, market int64, unchanged bool) (int64, bool) {
+func (p *roomPick) priced(rd *RoomDays, from, n int32, market int64, unchanged bool) (int64, bool) {
 	p.market = market
-	run := days.Span(lo, n)
-	return stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
+	run := rd.Days.Span(from-rd.First, n)
+	t, ok := stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
+	return t, ok
 }
 
 // roomKinds are the unit kinds a hotel search reads.
@@ -210,10 +276,12 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	defer func() { hotelCandidates.put(found) }()
 	pick := newRoomPick(&st, con)
 	flat := false
+	var currencies []string // what the candidates' cur numbers name
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
-			found = pick.city(city, from, days, found)
+			found = pick.city(city, city.markets[st.nationality], from, days, found)
+			currencies = city.currencies
 		})
 		if err != nil {
 			return nil, meta, err
@@ -223,7 +291,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		// Each hotel as a city of one, its rooms as runs of the stay (First 0: the run's
 		// first day is the stay's).
 		days := int32(daysBetween(from, to))
-		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1)}
+		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1), currency: make([]int32, 1)}
+		market := make([]int64, 1)
 		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 			one.Rooms = one.Rooms[:0]
 			for i := range h.Rooms {
@@ -234,13 +303,15 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				}
 			}
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
-			found = pick.city(one, 0, days, found)
+			one.currency[0] = internCurrency(&currencies, h.Currency)
+			market[0] = int64(h.Markets[st.nationality])
+			found = pick.city(one, market, 0, days, found)
 		})
 		if err != nil {
 			return nil, meta, err
 		}
 	}
-	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
+	cands, meta := cheapestHotels(found, currencyRanks(currencies, c.Partner.Currency), pg)
 	page := make([]HotelHit, len(cands))
 	for i, x := range cands {
 		h, r := x.h, &x.h.Rooms[x.room]
@@ -456,6 +527,75 @@ type hotelCandidate struct {
 	h     *catalog.Hotel
 	room  int
 	total int64
+	cur   int32 // the hotel's currency, by the search's number for it
 }
 
 var hotelCandidates scratch[hotelCandidate]
+
+// cheapestHotels is cheapestPage over hotel candidates, their currencies ranked by
+// currencyRanks: the same order (cheapestFirst's), compared as small numbers.
+func cheapestHotels(found []hotelCandidate, rank []int32, pg Page) ([]hotelCandidate, PageMeta) {
+	from, to := pg.window(len(found))
+	keys := rankedFirst(found, rank, to)
+	page := make([]hotelCandidate, 0, to-from)
+	for _, k := range keys[from:to] {
+		page = append(page, found[k.i])
+	}
+	return page, pg.meta(len(found))
+}
+
+// rankedKey is what rankedFirst orders a candidate by.
+type rankedKey struct {
+	rank  int32 // of its currency
+	i     int32
+	minor int64
+}
+
+func (a *rankedKey) before(b *rankedKey) bool {
+	return a.rank < b.rank || a.rank == b.rank && (a.minor < b.minor || a.minor == b.minor && a.i < b.i)
+}
+
+// rankedFirst is cheapestFirst over hotel candidates whose currencies are ranked (rank
+// is currencyRanks' for the numbers the candidates hold): the n first by rank, price and
+// index, in order.
+func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
+	n = max(0, min(n, len(found)))
+	if n*4 >= len(found) {
+		keys := make([]rankedKey, len(found))
+		for i := range found {
+			x := &found[i]
+			keys[i] = rankedKey{rank[x.cur], int32(i), x.total}
+		}
+		slices.SortFunc(keys, func(a, b rankedKey) int {
+			if a.before(&b) {
+				return -1
+			}
+			return 1 // no two keys are equal (their indexes differ)
+		})
+		return keys[:n]
+	}
+	keys := make([]rankedKey, 0, n+1)
+	if n == 0 {
+		return keys
+	}
+	for i := range found {
+		x := &found[i]
+		k := rankedKey{rank[x.cur], int32(i), x.total}
+		if len(keys) == n && !k.before(&keys[n-1]) {
+			continue // most of a big city: one comparison with the page's last
+		}
+		lo, hi := 0, len(keys) // the first key k comes before
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); k.before(&keys[m]) {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		keys = slices.Insert(keys, lo, k)
+		if len(keys) > n {
+			keys = keys[:n]
+		}
+	}
+	return keys
+}
