@@ -126,112 +126,108 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 // cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
 // fits the party and is free every night is left out. The stay is days days from day
 // from; markets holds each hotel's market for the stay's nationality (nil: none has
-// one). Candidates name their currency by c's number for it (CityHotels.Index).
-func (p *roomPick) city(c *CityHotels, markets []int64, from, days int32, found []hotelCandidate) []hotelCandidate {
-	st := p.st
-	if int(days) != st.nights {
+// one). A candidate names its hotel as base + its index in c, and its currency by c's
+// number for it (CityHotels.Index).
+func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days int32, found []hotelCandidate) []hotelCandidate {
+	if int(days) != p.st.nights {
 		return found // no room has a run of the nights asked (stayTotalRun's rule)
 	}
-	totals := roomSums.get()
-	if cap(totals) < len(c.Rooms) {
-		totals = make([]int64, len(c.Rooms))
-	}
-	totals = totals[:len(c.Rooms)]
-	defer roomSums.put(totals)
-	netSums(c.Rooms, totals, from, days, st)
-	quantity := int64(st.rooms)
+	n := len(found)
+	found = slices.Grow(found, len(c.Hotels))
+	found = found[:n+netPick(c, from, days, p.st, found[n:n+len(c.Hotels)])]
+	// The net sums are the totals for a net partner and a hotel without market; the
+	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
+	// and so the choice may differ).
 	net := p.con.Unchanged(0)
-	start := int32(0)
-	for i, h := range c.Hotels {
-		end := c.End[i]
-		sums := totals[start:end]
-		first := start
-		start = end
+	for k := n; k < len(found); k++ {
+		x := &found[k]
+		i := x.hotel
 		market := int64(0)
 		if markets != nil {
 			market = markets[i]
 		}
-		best, total := -1, int64(0)
-		if net && market == 0 {
-			// The nets' sums are the totals (for one room), but for wide prices.
-			for k, t := range sums {
-				if t == roomWide {
-					var ok bool
-					if t, ok = p.priced(&c.Rooms[first+int32(k)], from, days, 0, true); !ok {
-						continue
-					}
-				} else if t == roomNone {
-					continue
-				}
-				if t *= quantity; best < 0 || t < total {
-					best, total = k, t
-				}
-			}
-		} else {
-			for k, t := range sums {
-				if t == roomNone {
-					continue
-				}
-				t, ok := p.priced(&c.Rooms[first+int32(k)], from, days, market, p.con.Unchanged(market))
-				if t *= quantity; ok && (best < 0 || t < total) {
-					best, total = k, t
-				}
-			}
+		if !net || market != 0 || x.wide {
+			p.repick(c, i, from, days, market, x)
 		}
-		if best >= 0 {
-			found = append(found, hotelCandidate{h, int(c.Rooms[first+int32(best)].Index), total, c.currency[i]})
-		}
+		x.hotel += base
 	}
 	return found
 }
 
-// Marks of netSums for rooms without a sum.
-const (
-	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
-	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide: priced by stayTotalRun
-)
-
-// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
-// from day from when it fits st's party and has st.rooms units free every night;
-// roomNone when not, roomWide when it does but its prices are wide. One tight loop
-// over the city's rooms: every search reads every room.
-func netSums(rooms []RoomDays, sums []int64, from, days int32, st *hotelStay) {
-	sums = sums[:len(rooms)]
-	adults, children, q := st.adults, st.children, int32(st.rooms)
-	for k := range rooms {
-		rd := &rooms[k]
-		t := int64(roomNone)
-		lo := from - rd.First
-		if free := rd.Days.Free; adults <= st.rooms*rd.MaxAdults && children <= st.rooms*rd.MaxChildren &&
-			lo >= 0 && int(lo)+int(days) <= len(free) {
+// netPick writes to found, in order, each hotel of c that has a room fitting st's
+// party with st.rooms units free every night of the stay (days days from day from):
+// the room of the least sum of nets (the first of equal sums) and that sum times
+// st.rooms; it returns how many it wrote. No call and no pricing in the loop: every
+// search reads every room of the city.
+func netPick(c *CityHotels, from, days int32, st *hotelStay, found []hotelCandidate) int {
+	rooms, ends, curs := c.Rooms, c.End, c.currency
+	ends = ends[:len(curs)]
+	adults, children, rooms1, q := st.adults, st.children, st.rooms, int32(st.rooms)
+	nf := 0
+	start := int32(0)
+	for i, end := range ends {
+		best, total, wide := int32(-1), int64(0), false
+	rooms:
+		for k := start; k < end; k++ {
+			rd := &rooms[k]
+			lo := from - rd.First
+			free := rd.Days.Free
+			if lo < 0 || int(lo)+int(days) > len(free) || adults > rooms1*rd.MaxAdults || children > rooms1*rd.MaxChildren {
+				continue
+			}
 			free = free[lo : lo+days]
+			var sum int64
 			if rd.Days.Wide == nil {
-				price := rd.Days.Price[lo : lo+days]
+				price := rd.Days.Price[lo:]
 				price = price[:len(free)]
-				var sum int64
 				for d, f := range free {
 					if f < q { // q ≥ 1: a day without inventory (−1) too
-						sum = roomNone
-						break
+						continue rooms
 					}
 					sum += int64(price[d])
 				}
-				t = sum
 			} else {
-				t = roomWide
 				for _, f := range free {
 					if f < q {
-						t = roomNone
-						break
+						continue rooms
 					}
 				}
+				wide = true // priced again by repick
+			}
+			if best < 0 || sum < total {
+				best, total = k, sum
 			}
 		}
-		sums[k] = t
+		start = end
+		if best >= 0 && nf < len(found) {
+			found[nf] = hotelCandidate{total: total * int64(q), hotel: int32(i), room: rooms[best].Index, cur: curs[i], wide: wide}
+			nf++
+		}
 	}
+	return nf
 }
 
-var roomSums scratch[int64]
+// repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
+// hotel's market (the rooms free for the stay are those netPick found).
+func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64, x *hotelCandidate) {
+	start := int32(0)
+	if i > 0 {
+		start = c.End[i-1]
+	}
+	unchanged := p.con.Unchanged(market)
+	best, total := int32(-1), int64(0)
+	for k := start; k < c.End[i]; k++ {
+		rd := &c.Rooms[k]
+		if !p.st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
+			continue
+		}
+		t, ok := p.priced(rd, from, days, market, unchanged)
+		if t *= int64(p.st.rooms); ok && (best < 0 || t < total) {
+			best, total = rd.Index, t
+		}
+	}
+	x.room, x.total = best, total
+}
 
 // priced is the total for the stay of room rd (stayTotalRun over its days from day
 // from), at the hotel's market.
@@ -276,12 +272,13 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	defer func() { hotelCandidates.put(found) }()
 	pick := newRoomPick(&st, con)
 	flat := false
-	var currencies []string // what the candidates' cur numbers name
+	var hotels []*catalog.Hotel // what the candidates' hotel numbers name
+	var currencies []string     // and their cur numbers
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
-			found = pick.city(city, city.markets[st.nationality], from, days, found)
-			currencies = city.currencies
+			found = pick.city(city, city.markets[st.nationality], 0, from, days, found)
+			hotels, currencies = city.Hotels, city.currencies
 		})
 		if err != nil {
 			return nil, meta, err
@@ -305,7 +302,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
 			one.currency[0] = internCurrency(&currencies, h.Currency)
 			market[0] = int64(h.Markets[st.nationality])
-			found = pick.city(one, market, 0, days, found)
+			found = pick.city(one, market, int32(len(hotels)), 0, days, found)
+			hotels = append(hotels, h)
 		})
 		if err != nil {
 			return nil, meta, err
@@ -314,7 +312,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	cands, meta := cheapestHotels(found, currencyRanks(currencies, c.Partner.Currency), pg)
 	page := make([]HotelHit, len(cands))
 	for i, x := range cands {
-		h, r := x.h, &x.h.Rooms[x.room]
+		h := hotels[x.hotel]
+		r := &h.Rooms[x.room]
 		page[i] = HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
 			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total, Currency: h.Currency},
@@ -524,10 +523,11 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 
 // hotelCandidate is an item a search found, kept small until the page is chosen.
 type hotelCandidate struct {
-	h     *catalog.Hotel
-	room  int
-	total int64
+	total int64 // for the stay and the rooms asked
+	hotel int32 // index in the search's hotels
+	room  int32 // index in the hotel's Rooms
 	cur   int32 // the hotel's currency, by the search's number for it
+	wide  bool  // a room's prices are wide: netPick's total is to be priced again
 }
 
 var hotelCandidates scratch[hotelCandidate]
@@ -578,23 +578,28 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 	if n == 0 {
 		return keys
 	}
+	// The page's last key once it is full: a candidate that does not come before it
+	// (most of a big city) costs one comparison. A later candidate of the same rank and
+	// price comes after every key so far (its index is higher).
+	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
 	for i := range found {
 		x := &found[i]
-		k := rankedKey{rank[x.cur], int32(i), x.total}
-		if len(keys) == n && !k.before(&keys[n-1]) {
-			continue // most of a big city: one comparison with the page's last
+		r := rank[x.cur]
+		if r > lastRank || r == lastRank && x.total >= lastMinor {
+			continue
 		}
 		lo, hi := 0, len(keys) // the first key k comes before
 		for lo < hi {
-			if m := int(uint(lo+hi) >> 1); k.before(&keys[m]) {
+			if m := int(uint(lo+hi) >> 1); r < keys[m].rank || r == keys[m].rank && x.total < keys[m].minor {
 				hi = m
 			} else {
 				lo = m + 1
 			}
 		}
-		keys = slices.Insert(keys, lo, k)
-		if len(keys) > n {
+		keys = slices.Insert(keys, lo, rankedKey{r, int32(i), x.total})
+		if len(keys) >= n {
 			keys = keys[:n]
+			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor
 		}
 	}
 	return keys
