@@ -157,55 +157,90 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 // netPick writes to found, in order, each hotel of c that has a room fitting st's
 // party with st.rooms units free every night of the stay (days days from day from):
 // the room of the least sum of nets (the first of equal sums) and that sum times
-// st.rooms; it returns how many it wrote. No call and no pricing in the loop: every
-// search reads every room of the city.
+// st.rooms; it returns how many it wrote. Two loops without calls (few live values,
+// so the compiler keeps them in registers): every room's sum, then each hotel's least.
 func netPick(c *CityHotels, from, days int32, st *hotelStay, found []hotelCandidate) int {
-	rooms, ends, curs := c.Rooms, c.End, c.currency
+	sums := roomSums.get()
+	if cap(sums) < len(c.Rooms) {
+		sums = make([]int64, len(c.Rooms))
+	}
+	sums = sums[:len(c.Rooms)]
+	netSums(c.Rooms, sums, int(from), int(days), st)
+	ends, curs := c.End, c.currency
 	ends = ends[:len(curs)]
-	adults, children, rooms1, q := st.adults, st.children, st.rooms, int32(st.rooms)
+	q := int64(st.rooms)
 	nf := 0
 	start := int32(0)
 	for i, end := range ends {
 		best, total, wide := int32(-1), int64(0), false
-	rooms:
-		for k := start; k < end; k++ {
-			rd := &rooms[k]
-			lo := from - rd.First
-			free := rd.Days.Free
-			if lo < 0 || int(lo)+int(days) > len(free) || adults > rooms1*rd.MaxAdults || children > rooms1*rd.MaxChildren {
-				continue
+		for k, t := range sums[start:end] {
+			if t < roomWide+1 {
+				if t == roomWide {
+					wide, t = true, 0 // priced again by repick
+				} else {
+					continue
+				}
 			}
-			free = free[lo : lo+days]
-			var sum int64
-			if rd.Days.Wide == nil {
-				price := rd.Days.Price[lo:]
-				price = price[:len(free)]
-				for d, f := range free {
-					if f < q { // q ≥ 1: a day without inventory (−1) too
-						continue rooms
+			if best < 0 || t < total {
+				best, total = int32(k), t
+			}
+		}
+		if best >= 0 && nf < len(found) {
+			found[nf] = hotelCandidate{total: total * q, hotel: int32(i), room: c.Rooms[start+best].Index, cur: curs[i], wide: wide}
+			nf++
+		}
+		start = end
+	}
+	roomSums.put(sums)
+	return nf
+}
+
+// Marks of netSums for rooms without a sum.
+const (
+	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
+	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide
+)
+
+// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
+// from day from when it fits st's party and has st.rooms units free every night;
+// roomNone when not, roomWide when it does but its prices are wide.
+func netSums(rooms []RoomDays, sums []int64, from, days int, st *hotelStay) {
+	sums = sums[:len(rooms)]
+	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
+	// ⌈children/n⌉ children (hotelStay.fitsRoom).
+	needA, needC, q := (st.adults+st.rooms-1)/st.rooms, (st.children+st.rooms-1)/st.rooms, int32(st.rooms)
+	for k := range rooms {
+		rd := &rooms[k]
+		t := int64(roomNone)
+		lo := from - int(rd.First)
+		hi := lo + days
+		free := rd.Days.Free
+		if rd.MaxAdults >= needA && rd.MaxChildren >= needC && lo >= 0 && hi <= len(free) {
+			if price := rd.Days.Price; len(price) == len(free) {
+				var sum int64
+				for d := lo; d < hi; d++ {
+					if free[d] < q { // q ≥ 1: a day without inventory (−1) too
+						sum = roomNone
+						break
 					}
 					sum += int64(price[d])
 				}
-			} else {
-				for _, f := range free {
-					if f < q {
-						continue rooms
+				t = sum
+			} else { // wide prices (Price is nil)
+				t = roomWide
+				for d := lo; d < hi; d++ {
+					if free[d] < q {
+						t = roomNone
+						break
 					}
 				}
-				wide = true // priced again by repick
-			}
-			if best < 0 || sum < total {
-				best, total = k, sum
 			}
 		}
-		start = end
-		if best >= 0 && nf < len(found) {
-			found[nf] = hotelCandidate{total: total * int64(q), hotel: int32(i), room: rooms[best].Index, cur: curs[i], wide: wide}
-			nf++
-		}
+		sums[k] = t
 	}
-	return nf
 }
+
+var roomSums scratch[int64]
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
 // hotel's market (the rooms free for the stay are those netPick found).
