@@ -11,10 +11,11 @@ import (
 
 // TestCheapestFirstKeepsTheFullOrder: keeping only a page's cheapest items as they come
 // gives the same indexes, in the same order, as sorting every item, whatever the page
-// size, with ties on price and items in other currencies.
+// size, with ties on price and items in other currencies; and rankedFirst, the hotel
+// search's version over currencies ranked by currencyRanks, gives them too.
 func TestCheapestFirstKeepsTheFullOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	currencies := []string{"EUR", "EUR", "EUR", "USD", "GBP"}
+	currencies := []string{"EUR", "EUR", "EUR", "USD", "GBP", "CHF"}
 	for round := range 200 {
 		items := make([]money.Amount, rng.IntN(300))
 		for i := range items {
@@ -39,10 +40,24 @@ func TestCheapestFirstKeepsTheFullOrder(t *testing.T) {
 			}
 			return cmp.Compare(a, b)
 		})
+		// Hotel candidates: currencies as numbers, ranked by currencyRanks.
+		var codes []string
+		found := make([]hotelCandidate, len(items))
+		for i, a := range items {
+			found[i] = hotelCandidate{total: a.Minor, cur: internCurrency(&codes, a.Currency)}
+		}
+		rank := currencyRanks(codes, "EUR")
 		for _, n := range []int{0, 1, 5, 20, 100, len(items), len(items) + 10} {
 			got := cheapestFirst(items, "EUR", func(a money.Amount) money.Amount { return a }, n)
 			if w := want[:min(n, len(want))]; !slices.Equal(got, w) {
 				t.Fatalf("round %d, %d items, n %d: got %v, want %v", round, len(items), n, got, w)
+			}
+			var ranked []int
+			for _, k := range rankedFirst(found, rank, n) {
+				ranked = append(ranked, int(k.i))
+			}
+			if w := want[:min(n, len(want))]; !slices.Equal(ranked, w) && (len(w) > 0 || len(ranked) > 0) {
+				t.Fatalf("round %d, %d items, n %d: rankedFirst %v, want %v", round, len(items), n, ranked, w)
 			}
 		}
 	}

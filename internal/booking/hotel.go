@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -123,59 +125,154 @@ func newRoomPick(st *hotelStay, con pricing.Contract) *roomPick {
 // city appends to found each hotel of c with its room (index in its Rooms) of the
 // cheapest total for the stay, the first of equal totals; a hotel none of whose rooms
 // fits the party and is free every night is left out. The stay is days days from day
-// from.
-func (p *roomPick) city(c *CityHotels, from, days int32, found []hotelCandidate) []hotelCandidate {
-	st := p.st
-	nights, quantity := st.nights, st.rooms
-	start := int32(0)
-	for i, h := range c.Hotels {
-		end := c.End[i]
-		rooms := c.Rooms[start:end]
-		start = end
+// from; markets holds each hotel's market for the stay's nationality (nil: none has
+// one). A candidate names its hotel as base + its index in c, and its currency by c's
+// number for it (CityHotels.Index).
+func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days int32, found []hotelCandidate) []hotelCandidate {
+	if int(days) != p.st.nights {
+		return found // no room has a run of the nights asked (stayTotalRun's rule)
+	}
+	n := len(found)
+	found = slices.Grow(found, len(c.Hotels))
+	found = found[:n+netPick(c, from, days, p.st, found[n:n+len(c.Hotels)])]
+	// The net sums are the totals for a net partner and a hotel without market; the
+	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
+	// and so the choice may differ).
+	net := p.con.Unchanged(0)
+	for k := n; k < len(found); k++ {
+		x := &found[k]
+		i := x.hotel
 		market := int64(0)
-		if len(h.Markets) > 0 { // most hotels have none: no lookup
-			market = int64(h.Markets[st.nationality])
+		if markets != nil {
+			market = markets[i]
 		}
-		// A net partner without market, a stay of the nights asked: 32-bit nets are
-		// summed in place (stayTotalRun's common case), the rest priced by it.
-		unchanged := p.con.Unchanged(market)
-		sum := unchanged && int(days) == nights
-		best, total := -1, int64(0)
-		for k := range rooms {
-			rd := &rooms[k]
-			if !st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
-				continue
-			}
-			lo := from - rd.First
-			hi := lo + days
-			if lo < 0 || lo >= hi || int(hi) > len(rd.Days.Free) {
-				continue // the inventory does not span the stay
-			}
-			var t int64
-			var ok bool
-			if sum && rd.Days.Wide == nil {
-				t, ok = sumNets(rd.Days.Free[:hi], rd.Days.Price, int(lo), quantity)
-			} else {
-				t, ok = p.priced(&rd.Days, lo, days, market, unchanged)
-			}
-			if t *= int64(quantity); ok && (best < 0 || t < total) {
-				best, total = int(rd.Index), t
-			}
+		if !net || market != 0 || x.wide {
+			p.repick(c, i, from, days, market, x)
 		}
-		if best >= 0 {
-			found = append(found, hotelCandidate{h, best, total})
-		}
+		x.hotel += base
 	}
 	return found
 }
 
-// priced is stayTotalRun of days lo..lo+n−1 of days for one room, at the hotel's market.
+// netPick writes to found, in order, each hotel of c that has a room fitting st's
+// party with st.rooms units free every night of the stay (days days from day from):
+// the room of the least sum of nets (the first of equal sums) and that sum times
+// st.rooms; it returns how many it wrote. Two loops without calls (few live values,
+// so the compiler keeps them in registers): every room's sum, then each hotel's least.
+func netPick(c *CityHotels, from, days int32, st *hotelStay, found []hotelCandidate) int {
+	sums := roomSums.get()
+	if cap(sums) < len(c.Rooms) {
+		sums = make([]int64, len(c.Rooms))
+	}
+	sums = sums[:len(c.Rooms)]
+	netSums(c.Rooms, sums, int(from), int(days), st)
+	ends, curs := c.End, c.currency
+	ends = ends[:len(curs)]
+	q := int64(st.rooms)
+	nf := 0
+	start := int32(0)
+	for i, end := range ends {
+		best, total, wide := int32(-1), int64(0), false
+		for k, t := range sums[start:end] {
+			if t < roomWide+1 {
+				if t == roomWide {
+					wide, t = true, 0 // priced again by repick
+				} else {
+					continue
+				}
+			}
+			if best < 0 || t < total {
+				best, total = int32(k), t
+			}
+		}
+		if best >= 0 && nf < len(found) {
+			found[nf] = hotelCandidate{total: total * q, hotel: int32(i), room: c.Rooms[start+best].Index, cur: curs[i], wide: wide}
+			nf++
+		}
+		start = end
+	}
+	roomSums.put(sums)
+	return nf
+}
+
+// Marks of netSums for rooms without a sum.
+const (
+	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
+	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide
+)
+
+// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
+// from day from when it fits st's party and has st.rooms units free every night;
+// roomNone when not, roomWide when it does but its prices are wide.
+func netSums(rooms []RoomDays, sums []int64, from, days int, st *hotelStay) {
+	sums = sums[:len(rooms)]
+	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
+	// ⌈children/n⌉ children (hotelStay.fitsRoom).
+	needA, needC, q := (st.adults+st.rooms-1)/st.rooms, (st.children+st.rooms-1)/st.rooms, int32(st.rooms)
+	for k := range rooms {
+		rd := &rooms[k]
+		t := int64(roomNone)
+		lo := from - int(rd.First)
+		hi := lo + days
+		free := rd.Days.Free
+		if rd.MaxAdults >= needA && rd.MaxChildren >= needC && lo >= 0 && hi <= len(free) {
+			if price := rd.Days.Price; len(price) == len(free) {
+				var sum int64
+				for d := lo; d < hi; d++ {
+					if free[d] < q { // q ≥ 1: a day without inventory (−1) too
+						sum = roomNone
+						break
+					}
+					sum += int64(price[d])
+				}
+				t = sum
+			} else { // wide prices (Price is nil)
+				t = roomWide
+				for d := lo; d < hi; d++ {
+					if free[d] < q {
+						t = roomNone
+						break
+					}
+				}
+			}
+		}
+		sums[k] = t
+	}
+}
+
+var roomSums scratch[int64]
+
+// repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
+// hotel's market (the rooms free for the stay are those netPick found).
+func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64, x *hotelCandidate) {
+	start := int32(0)
+	if i > 0 {
+		start = c.End[i-1]
+	}
+	unchanged := p.con.Unchanged(market)
+	best, total := int32(-1), int64(0)
+	for k := start; k < c.End[i]; k++ {
+		rd := &c.Rooms[k]
+		if !p.st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
+			continue
+		}
+		t, ok := p.priced(rd, from, days, market, unchanged)
+		if t *= int64(p.st.rooms); ok && (best < 0 || t < total) {
+			best, total = rd.Index, t
+		}
+	}
+	x.room, x.total = best, total
+}
+
+// priced is the total for the stay of room rd (stayTotalRun over its days from day
+// from), at the hotel's market.
 //
 //go:noinline
-func (p *roomPick) priced(days *DayRun, lo, n int32, market int64, unchanged bool) (int64, bool) {
+func (p *roomPick) priced(rd *RoomDays, from, n int32, market int64, unchanged bool) (int64, bool) {
 	p.market = market
-	run := days.Span(lo, n)
-	return stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
+	run := rd.Days.Span(from-rd.First, n)
+	t, ok := stayTotalRun(&run, p.st.nights, p.st.rooms, unchanged, p.line)
+	return t, ok
 }
 
 // roomKinds are the unit kinds a hotel search reads.
@@ -210,10 +307,13 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	defer func() { hotelCandidates.put(found) }()
 	pick := newRoomPick(&st, con)
 	flat := false
+	var hotels []*catalog.Hotel // what the candidates' hotel numbers name
+	var currencies []string     // and their cur numbers
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
-			found = pick.city(city, from, days, found)
+			found = pick.city(city, city.markets[st.nationality], 0, from, days, found)
+			hotels, currencies = city.Hotels, city.currencies
 		})
 		if err != nil {
 			return nil, meta, err
@@ -223,7 +323,8 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		// Each hotel as a city of one, its rooms as runs of the stay (First 0: the run's
 		// first day is the stay's).
 		days := int32(daysBetween(from, to))
-		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1)}
+		one := &CityHotels{Hotels: make([]*catalog.Hotel, 1), End: make([]int32, 1), currency: make([]int32, 1)}
+		market := make([]int64, 1)
 		err = scanCity(ctx, s.reads(), tradewind.ProductHotel, dest, roomKinds, from, to, func(h *catalog.Hotel, stock ItemStock) {
 			one.Rooms = one.Rooms[:0]
 			for i := range h.Rooms {
@@ -234,16 +335,20 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				}
 			}
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
-			found = pick.city(one, 0, days, found)
+			one.currency[0] = internCurrency(&currencies, h.Currency)
+			market[0] = int64(h.Markets[st.nationality])
+			found = pick.city(one, market, int32(len(hotels)), 0, days, found)
+			hotels = append(hotels, h)
 		})
 		if err != nil {
 			return nil, meta, err
 		}
 	}
-	cands, meta := cheapestPage(found, c, func(x hotelCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.h.Currency} }, pg)
+	cands, meta := cheapestHotels(found, currencyRanks(currencies, c.Partner.Currency), pg)
 	page := make([]HotelHit, len(cands))
 	for i, x := range cands {
-		h, r := x.h, &x.h.Rooms[x.room]
+		h := hotels[x.hotel]
+		r := &h.Rooms[x.room]
 		page[i] = HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
 			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total, Currency: h.Currency},
@@ -453,9 +558,84 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 
 // hotelCandidate is an item a search found, kept small until the page is chosen.
 type hotelCandidate struct {
-	h     *catalog.Hotel
-	room  int
-	total int64
+	total int64 // for the stay and the rooms asked
+	hotel int32 // index in the search's hotels
+	room  int32 // index in the hotel's Rooms
+	cur   int32 // the hotel's currency, by the search's number for it
+	wide  bool  // a room's prices are wide: netPick's total is to be priced again
 }
 
 var hotelCandidates scratch[hotelCandidate]
+
+// cheapestHotels is cheapestPage over hotel candidates, their currencies ranked by
+// currencyRanks: the same order (cheapestFirst's), compared as small numbers.
+func cheapestHotels(found []hotelCandidate, rank []int32, pg Page) ([]hotelCandidate, PageMeta) {
+	from, to := pg.window(len(found))
+	keys := rankedFirst(found, rank, to)
+	page := make([]hotelCandidate, 0, to-from)
+	for _, k := range keys[from:to] {
+		page = append(page, found[k.i])
+	}
+	return page, pg.meta(len(found))
+}
+
+// rankedKey is what rankedFirst orders a candidate by.
+type rankedKey struct {
+	rank  int32 // of its currency
+	i     int32
+	minor int64
+}
+
+func (a *rankedKey) before(b *rankedKey) bool {
+	return a.rank < b.rank || a.rank == b.rank && (a.minor < b.minor || a.minor == b.minor && a.i < b.i)
+}
+
+// rankedFirst is cheapestFirst over hotel candidates whose currencies are ranked (rank
+// is currencyRanks' for the numbers the candidates hold): the n first by rank, price and
+// index, in order.
+func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
+	n = max(0, min(n, len(found)))
+	if n*4 >= len(found) {
+		keys := make([]rankedKey, len(found))
+		for i := range found {
+			x := &found[i]
+			keys[i] = rankedKey{rank[x.cur], int32(i), x.total}
+		}
+		slices.SortFunc(keys, func(a, b rankedKey) int {
+			if a.before(&b) {
+				return -1
+			}
+			return 1 // no two keys are equal (their indexes differ)
+		})
+		return keys[:n]
+	}
+	keys := make([]rankedKey, 0, n+1)
+	if n == 0 {
+		return keys
+	}
+	// The page's last key once it is full: a candidate that does not come before it
+	// (most of a big city) costs one comparison. A later candidate of the same rank and
+	// price comes after every key so far (its index is higher).
+	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
+	for i := range found {
+		x := &found[i]
+		r := rank[x.cur]
+		if r > lastRank || r == lastRank && x.total >= lastMinor {
+			continue
+		}
+		lo, hi := 0, len(keys) // the first key k comes before
+		for lo < hi {
+			if m := int(uint(lo+hi) >> 1); r < keys[m].rank || r == keys[m].rank && x.total < keys[m].minor {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		keys = slices.Insert(keys, lo, rankedKey{r, int32(i), x.total})
+		if len(keys) >= n {
+			keys = keys[:n]
+			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor
+		}
+	}
+	return keys
+}

@@ -123,6 +123,37 @@ func cheapestFirst[T any](items []T, currency string, price func(T) money.Amount
 	return order
 }
 
+// internCurrency returns the number of currency in *currencies (distinct codes),
+// adding it when new.
+func internCurrency(currencies *[]string, currency string) int32 {
+	for i, c := range *currencies {
+		if c == currency {
+			return int32(i)
+		}
+	}
+	*currencies = append(*currencies, currency)
+	return int32(len(*currencies) - 1)
+}
+
+// currencyRanks ranks distinct currencies in cheapestFirst's order: the credit
+// currency first (0), then the others by code (1, 2, …); rank[i] is currencies[i]'s.
+// Ordering by rank, then price and index, is cheapestFirst's order.
+func currencyRanks(currencies []string, credit string) []int32 {
+	rank := make([]int32, len(currencies))
+	for i, c := range currencies {
+		if c == credit {
+			continue // 0
+		}
+		rank[i] = 1
+		for _, o := range currencies {
+			if o != credit && o < c {
+				rank[i]++
+			}
+		}
+	}
+	return rank
+}
+
 // rankKey is what cheapestFirst orders an item by.
 type rankKey struct {
 	other    bool // not in the credit currency

@@ -206,6 +206,37 @@ type CityHotels struct {
 	Hotels []*catalog.Hotel
 	End    []int32
 	Rooms  []RoomDays
+
+	// Set by Index from Hotels: what a search reads of each hotel besides its rooms.
+	currency   []int32            // Hotels[i].Currency is currencies[currency[i]]
+	currencies []string           // distinct
+	markets    map[string][]int64 // nationality → each hotel's market for it (basis points); absent when none has one
+}
+
+// Index derives from Hotels what a search reads of each hotel besides its rooms (its
+// currency as a small number, its market for each nationality); the reader calls it
+// once Hotels is laid out.
+func (c *CityHotels) Index() {
+	c.currency = make([]int32, len(c.Hotels))
+	c.currencies = nil
+	c.markets = nil
+	for i, h := range c.Hotels {
+		c.currency[i] = internCurrency(&c.currencies, h.Currency)
+		for nat, bp := range h.Markets {
+			if bp == 0 {
+				continue // as no market
+			}
+			if c.markets == nil {
+				c.markets = map[string][]int64{}
+			}
+			m := c.markets[nat]
+			if m == nil {
+				m = make([]int64, len(c.Hotels))
+				c.markets[nat] = m
+			}
+			m[i] = int64(bp)
+		}
+	}
 }
 
 // RoomDays is one room type of a hotel and what it can still sell from day First on

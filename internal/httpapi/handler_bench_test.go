@@ -60,6 +60,15 @@ func BenchmarkHandlerRentalCity(b *testing.B) {
 		Days: 60, Seed: 7, Start: apitest.Start})
 }
 
+// BenchmarkHandlerIssueCity is BenchmarkHandler in one city of issue 12's size (1 000
+// hotels, 250 activities, 250 rentals, 50 packages, 60 days): its hotel-search case is
+// the load benchmark's biggest-city search, the whole request (docs/performance.md,
+// "hotelsearch4").
+func BenchmarkHandlerIssueCity(b *testing.B) {
+	benchHandler(b, true, catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 50, Cities: 1,
+		Days: 60, Seed: 1, Start: apitest.Start})
+}
+
 var benchCatalog = catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
 	Days: 60, Seed: 7, Start: apitest.Start}
 

@@ -69,6 +69,7 @@ func buildCityHotels(items []*item) *booking.CityHotels {
 		c.Hotels = append(c.Hotels, h)
 		c.End = append(c.End, int32(len(c.Rooms)))
 	}
+	c.Index()
 	return c
 }
 

@@ -49,6 +49,19 @@ func TestFlatHotelSearchAnswersAsTheScan(t *testing.T) {
 				if i%11 == 2 { // above int32: the model keeps int64 prices
 					h.Rooms[0].Inventory[0].Price = 3_000_000_000
 				}
+				if i%13 == 4 { // equal totals: between hotels and between a hotel's rooms
+					for j := range h.Rooms {
+						for k := range h.Rooms[j].Inventory {
+							h.Rooms[j].Inventory[k].Price = 9_000
+						}
+					}
+				}
+				if i%17 == 5 { // a third currency, whose code sorts before the others
+					h.Currency = "CHF"
+					for j := range h.Rooms {
+						h.Rooms[j].Currency = "CHF"
+					}
+				}
 			}
 			p := newPair(t, o, doc)
 			limit := "900000000" // bookings at prices above 32 bits
@@ -71,6 +84,9 @@ func TestFlatHotelSearchAnswersAsTheScan(t *testing.T) {
 					store, scan, flat := ask(p.plain), ask(old), ask(p.fast)
 					if flat != scan || flat != store {
 						t.Fatalf("hotel search %s (partner %s):\nstore: %s\nscan:  %s\nflat:  %s", one(req, nil), c.Partner.Name, store, scan, flat)
+					}
+					if asked%4 == 0 {
+						checkHotelPage(t, p.plain, c, req, doc, asked%20 == 0)
 					}
 					asked++
 					switch {
@@ -119,6 +135,60 @@ func TestFlatHotelSearchAnswersAsTheScan(t *testing.T) {
 			}
 			t.Logf("%d hotel searches compared, %d with hotels, %d refused", asked, hits, failed)
 		})
+	}
+}
+
+// checkHotelPage checks a hotel search's answer against the hotels' availability (a
+// rule of its own, over the store's rows): each hit at its hotel's cheapest room for
+// the stay (the first of equal totals), hits in cheapestFirst's order (the caller's
+// credit currency first, then by currency and price) and, when countAll, the total as
+// the number of doc's hotels in the city with a room for the stay.
+func checkHotelPage(t *testing.T, s *booking.Service, c *booking.Caller, req *booking.HotelSearchRequest, doc *catalog.Document,
+	countAll bool) {
+	t.Helper()
+	ctx := context.Background()
+	res, meta, err := s.SearchHotels(ctx, c, req)
+	if err != nil {
+		return
+	}
+	avail := func(id int64) []booking.RoomOffer {
+		a, err := s.HotelAvailability(ctx, c, &booking.HotelAvailabilityRequest{HotelID: id, CheckIn: req.CheckIn,
+			CheckOut: req.CheckOut, Adults: req.Adults, Children: req.Children, Rooms: req.Rooms, ChildAges: req.ChildAges,
+			NationalityCode: req.NationalityCode})
+		if err != nil {
+			t.Fatalf("availability of hotel %d: %v", id, err)
+		}
+		return a.AvailableRooms
+	}
+	for i, h := range res.Hotels {
+		offers := avail(h.HotelID)
+		if len(offers) == 0 {
+			t.Fatalf("hotel search %s: hotel %d found, but availability has no room", one(req, nil), h.HotelID)
+		}
+		if o := offers[0]; h.FromPrice != o.TotalPrice || h.BoardType != o.BoardType || h.Refundable != o.Refundable {
+			t.Fatalf("hotel search %s: hotel %d at %v (%s, refundable %v), availability's cheapest %v (%s, refundable %v)",
+				one(req, nil), h.HotelID, h.FromPrice, h.BoardType, h.Refundable, o.TotalPrice, o.BoardType, o.Refundable)
+		}
+		if i > 0 {
+			a, b := res.Hotels[i-1].FromPrice, h.FromPrice
+			credit := c.Partner.Currency
+			ka, kb := a.Currency != credit, b.Currency != credit
+			if ka && !kb || ka == kb && (a.Currency > b.Currency || a.Currency == b.Currency && a.Minor > b.Minor) {
+				t.Fatalf("hotel search %s (credit %s): %v before %v", one(req, nil), credit, a, b)
+			}
+		}
+	}
+	if !countAll {
+		return
+	}
+	n := 0
+	for _, h := range doc.Hotels {
+		if strings.EqualFold(h.City, strings.TrimSpace(res.Destination)) && len(avail(h.ID)) > 0 {
+			n++
+		}
+	}
+	if meta.Total != n {
+		t.Fatalf("hotel search %s: total %d, %d hotels of the city have a room", one(req, nil), meta.Total, n)
 	}
 }
 
