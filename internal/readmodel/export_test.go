@@ -4,9 +4,7 @@ package readmodel
 func (m *Model) HotelTables() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	n := 0
-	m.hotels.byCity.Range(func(any, any) bool { n++; return true })
-	return n
+	return m.hotels.count()
 }
 
 // RentalTables counts the cities whose flat rental table the model keeps.

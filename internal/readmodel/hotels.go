@@ -2,47 +2,11 @@ package readmodel
 
 import (
 	"context"
-	"sync"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 )
-
-// hotelTables holds each city's booking.CityHotels: its hotels and their rooms' days in
-// flat arrays, whose day slices are the units' own (reloadDays writes them in place,
-// under Model.mu). A city's table is built by the first search after its hotels last
-// changed: put and remove drop it, under Model.mu's write lock, and a search builds and
-// stores it under the read lock, so a stored table always matches the state.
-type hotelTables struct {
-	building sync.Mutex // one build at a time: concurrent first searches wait for it
-	byCity   sync.Map   // city key → *booking.CityHotels
-}
-
-// drop forgets city's table (its hotels changed). Under Model.mu's write lock once live.
-func (t *hotelTables) drop(city string) { t.byCity.Delete(city) }
-
-// get returns city's table, built from s if needed; nil when the city holds an item
-// that is not a hotel. Under Model.mu (read).
-func (t *hotelTables) get(s *state, city string) *booking.CityHotels {
-	if c, ok := t.byCity.Load(city); ok {
-		return c.(*booking.CityHotels)
-	}
-	items := s.products[tradewind.ProductHotel].byCity[city]
-	if len(items) == 0 {
-		return &booking.CityHotels{} // not kept: any name may be searched
-	}
-	t.building.Lock()
-	defer t.building.Unlock()
-	if c, ok := t.byCity.Load(city); ok {
-		return c.(*booking.CityHotels)
-	}
-	c := buildCityHotels(items)
-	if c != nil {
-		t.byCity.Store(city, c)
-	}
-	return c
-}
 
 // buildCityHotels lays out the hotels of a city (by id) and their rooms with inventory;
 // nil when one is not a hotel (the general scan reports it).
@@ -84,7 +48,7 @@ func (m *Model) ScanHotels(ctx context.Context, city string, from, to string, ea
 	lo, hi := dayNumber(from), dayNumber(to)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	c := m.hotels.get(m.state, city)
+	c := m.hotels.get(m.products[tradewind.ProductHotel].byCity[city], city, buildCityHotels)
 	if c == nil {
 		return false, nil
 	}

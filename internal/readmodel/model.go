@@ -64,7 +64,7 @@ type state struct {
 	products map[tradewind.ProductType]*catalogIndex
 	units    map[unitKey]*unit
 	days     dayNames
-	hotels   *hotelTables
+	hotels   *cityTables[booking.CityHotels]
 	rentals  *cityTables[booking.CityRentals]
 }
 
@@ -73,7 +73,7 @@ func newState() *state {
 	for _, p := range tradewind.AllProducts {
 		products[p] = &catalogIndex{byID: map[int64]*item{}, byCity: map[string][]*item{}}
 	}
-	return &state{products: products, units: map[unitKey]*unit{}, hotels: &hotelTables{},
+	return &state{products: products, units: map[unitKey]*unit{}, hotels: &cityTables[booking.CityHotels]{},
 		rentals: &cityTables[booking.CityRentals]{}}
 }
 
