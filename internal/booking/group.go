@@ -117,6 +117,15 @@ func (g *groupCommitter) signal() {
 	g.wake = make(chan struct{})
 }
 
+// signalFree signals when a turn is free: while every turn is held nobody can take a
+// group, and the release of a turn signals (so a queue that grows under a running
+// group does not wake every caller waiting in it). g.mu is held.
+func (g *groupCommitter) signalFree() {
+	if g.running < g.atOnce {
+		g.signal()
+	}
+}
+
 // take returns the next group to run and takes a turn for it, or nil when none may
 // start now: no turn free, an empty queue, or too few bookings queued to start beside
 // a running group. g.mu is held.
@@ -172,7 +181,7 @@ func (a *arrival) arrived() {
 	defer a.g.mu.Unlock()
 	if !a.done {
 		a.queued()
-		a.g.signal() // a group may be waiting for it
+		a.g.signalFree() // a group may be waiting for it
 	}
 }
 
@@ -240,7 +249,7 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 	}
 	g.queue = append(g.queue, j)
 	a.queued()
-	g.signal()
+	g.signalFree()
 	g.mu.Unlock()
 	for {
 		select {
