@@ -6,10 +6,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
@@ -53,14 +51,6 @@ var Dialect = sqlstore.Dialect{
 	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"},
 }
 
-// CheckpointEvery is how often the checkpointer (startCheckpointer) copies the WAL's
-// pages to the database file.
-const CheckpointEvery = 50 * time.Millisecond
-
-// WriterCheckpointPages is how many WAL pages make the writer checkpoint after its
-// COMMIT itself (SQLite's default: 1 000): only when the checkpointer does not keep up.
-const WriterCheckpointPages = 20000
-
 // ReadPool is how many connections serve reads outside transactions.
 const ReadPool = 8
 
@@ -78,7 +68,7 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		return nil, errors.New("sqlite: empty path")
 	}
 	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
-		"temp_store(MEMORY)", "cache_size(-32768)", fmt.Sprintf("wal_autocheckpoint(%d)", WriterCheckpointPages))
+		"temp_store(MEMORY)", "cache_size(-32768)")
 	if err != nil {
 		return nil, err
 	}
@@ -105,59 +95,12 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		reader.SetMaxOpenConns(ReadPool)
 		reader.SetMaxIdleConns(ReadPool)
 		s = sqlstore.NewSplit(writer, reader, Dialect)
-		stop, err := startCheckpointer(path, CheckpointEvery)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.OnClose(stop)
 	}
 	if err := s.Migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
 	return s, nil
-}
-
-// startCheckpointer copies the WAL's pages to the database file every interval, on a
-// connection of its own, until stop returns. With SQLite's default the writer did it
-// after the COMMIT that filled the WAL to 1 000 pages: about an eighth of the one
-// writer's CPU under group commits (docs/performance.md, "bookfast5"), the serial part
-// of every write. A PASSIVE checkpoint takes no lock the writer or the readers wait
-// for; it copies what no reader still needs, and the writer restarts the WAL from its
-// beginning once all of it was copied.
-func startCheckpointer(path string, every time.Duration) (stop func(), err error) {
-	db, err := open(path, "busy_timeout(10000)")
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		failed := false
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			var busy, log, copied int
-			err := db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &copied)
-			if err != nil && !failed { // once: the writer's own checkpoints go on
-				slog.Warn("sqlite checkpointer", "path", path, "err", err)
-			}
-			failed = err != nil
-		}
-	}()
-	return func() {
-		close(done)
-		<-exited
-		_ = db.Close()
-	}, nil
 }
 
 // open opens path with the given pragmas on every connection.

@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -106,43 +105,5 @@ func TestBulkLoadSortsInFiles(t *testing.T) {
 		if v := tempStore(); v != 2 {
 			t.Errorf("writer temp_store after a bulk load (fail %v) = %d, want 2 (MEMORY)", fail, v)
 		}
-	}
-}
-
-// TestCheckpointerCopiesTheWAL: the WAL's pages reach the database file while the
-// store is open and the writer's own checkpoint threshold (WriterCheckpointPages) is
-// far away: the checkpointer copies them, off the writer.
-func TestCheckpointerCopiesTheWAL(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "tw.db")
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	size := func() int64 {
-		t.Helper()
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
-	before := size()
-	if _, err := st.SQL().ExecContext(ctx, `CREATE TABLE blobs (b BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	const rows, each = 100, 16 << 10 // 1.6 MB: some 400 pages, far under WriterCheckpointPages
-	for range rows {
-		if _, err := st.SQL().ExecContext(ctx, `INSERT INTO blobs (b) VALUES (randomblob($1))`, each); err != nil {
-			t.Fatal(err)
-		}
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for size() < before+rows*each && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := size(); got < before+rows*each {
-		t.Fatalf("database file %d bytes (%d before %d KB written): the WAL was not checkpointed", got, before, rows*each>>10)
 	}
 }

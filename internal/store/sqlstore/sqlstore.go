@@ -99,12 +99,7 @@ type DB struct {
 		sync.Mutex
 		stmt *sql.Stmt
 	}
-	onClose []func() // run by Close first (OnClose)
 }
-
-// OnClose has Close run f first: a dialect's helpers of the database (SQLite's
-// checkpointer), stopped before its connections close. Not safe beside Close.
-func (s *DB) OnClose(f func()) { s.onClose = append(s.onClose, f) }
 
 // New wraps db, which the caller opened with the dialect's driver.
 func New(db *sql.DB, d Dialect) *DB {
@@ -216,10 +211,6 @@ func (s *DB) Analyze(ctx context.Context) error {
 
 // Close closes the database.
 func (s *DB) Close() error {
-	for _, f := range s.onClose {
-		f()
-	}
-	s.onClose = nil
 	if s.stmts != nil {
 		s.stmts.close()
 	}
