@@ -26,8 +26,9 @@ import (
 // group and held only for that statement and the commit. When they do not all fit,
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
-// On SQLite one group at a time runs its bookings (atOnce 1); the next one starts when
-// the previous one has run them and is committing, and waits for the writer connection.
+// On SQLite one group at a time runs its bookings (atOnce 1) and commits them: the next
+// one starts once the previous one committed (oneConn), and while bookings announced by
+// Book are still on their way to the queue it waits for them, up to comingWait.
 // On PostgreSQL several groups run their bookings at once, each on its own connection
 // (a group's bookings run one after another, several round trips each), and wait for
 // a partner's credit row at their draws only, after their bookings ran: a group that
