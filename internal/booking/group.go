@@ -87,7 +87,7 @@ type groupCommitter struct {
 	queue   []*txJob
 	running int           // groups running their bookings (held turns)
 	wake    chan struct{} // closed when the queue grew or a turn was given back
-	// coming counts the bookings priced ahead that have not queued yet (announce). On
+	// coming counts the bookings Book announced that have not queued yet (announce). On
 	// one connection, a group does not start while some are coming, for up to
 	// comingWait after the queue's first booking arrived (since): they would otherwise
 	// wait for a group of one or two, started as the first of them queued, and pay a
