@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"time"
 
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -28,7 +29,7 @@ func HoldBookGroups(s *Service) (queued func() int, release func()) {
 
 // BookTx runs fn as a booking's transaction function (in a group, or alone).
 func BookTx(s *Service, ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
-	return s.bookTx(ctx, fn)
+	return s.bookTx(ctx, nil, fn)
 }
 
 // ReleaseBookTurn gives back one of the turns HoldBookGroups took: the queue's next
@@ -44,3 +45,21 @@ func ReleaseBookTurn(s *Service) {
 // AfterQuoteAhead sets f to run between a live booking's quote, priced before its
 // transaction, and the transaction.
 func AfterQuoteAhead(s *Service, f func()) { s.afterQuoteAhead = f }
+
+// ComingBooking announces a booking to the group commits, as Book does as it starts:
+// queue runs fn as its transaction function (as BookTx does), gone takes the
+// announcement back, as a booking refused before its transaction does.
+func ComingBooking(s *Service) (queue func(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error, gone func()) {
+	a := s.groups().announce()
+	return func(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
+		return s.bookTx(ctx, a, fn)
+	}, a.arrived
+}
+
+// SetBookComingWait sets how long a group waits for the bookings coming.
+func SetBookComingWait(s *Service, d time.Duration) {
+	g := s.groups()
+	g.mu.Lock()
+	g.comingWait = d
+	g.mu.Unlock()
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
@@ -25,8 +26,9 @@ import (
 // group and held only for that statement and the commit. When they do not all fit,
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
-// On SQLite one group at a time runs its bookings (atOnce 1); the next one starts when
-// the previous one has run them and is committing, and waits for the writer connection.
+// On SQLite one group at a time runs its bookings (atOnce 1) and commits them: the next
+// one starts once the previous one committed (oneConn), and while bookings announced by
+// Book are still on their way to the queue it waits for them, up to comingWait.
 // On PostgreSQL several groups run their bookings at once, each on its own connection
 // (a group's bookings run one after another, several round trips each), and wait for
 // a partner's credit row at their draws only, after their bookings ran: a group that
@@ -49,6 +51,11 @@ const DefaultBookGroupMax = 32
 // four bookings commit side by side.
 const DefaultBookGroupsAtOnce = 4
 
+// DefaultComingWait bounds how long a group on one connection waits for the bookings
+// coming (groupCommitter.coming) once one booking is queued: a scheduling bound, not
+// business time.
+const DefaultComingWait = 2 * time.Millisecond
+
 // errRunAlone tells a job's caller to run its booking in a transaction of its own.
 var errRunAlone = errors.New("booking: run alone")
 
@@ -69,11 +76,25 @@ type groupCommitter struct {
 	// runs its bookings: fewer wait for the running group, so that groups stay big
 	// (each is one commit on the partners' rows) rather than many and small.
 	alongside int
+	// oneConn: the store writes on one connection (SQLite), so a group holds its turn
+	// until its COMMIT is done. Given back before it, the turn only let the next group
+	// take the few bookings queued so far and wait for the connection, while those
+	// arriving during the COMMIT waited for that group: a big group and a group of one
+	// or two by turns, each paying a COMMIT (bookfast5).
+	oneConn bool
 
 	mu      sync.Mutex
 	queue   []*txJob
 	running int           // groups running their bookings (held turns)
 	wake    chan struct{} // closed when the queue grew or a turn was given back
+	// coming counts the bookings Book announced that have not queued yet (announce). On
+	// one connection, a group does not start while some are coming, for up to
+	// comingWait after the queue's first booking arrived (since): they would otherwise
+	// wait for a group of one or two, started as the first of them queued, and pay a
+	// COMMIT each such group (bookfast5).
+	coming     int
+	since      time.Time
+	comingWait time.Duration // DefaultComingWait
 
 	groups, grouped atomic.Int64 // groups of two bookings or more, and their bookings
 }
@@ -87,14 +108,23 @@ func (s *Service) BookGroupStats() (groups, grouped int64) {
 	return 0, 0
 }
 
-func newGroupCommitter(st store.Store, most, atOnce int) *groupCommitter {
-	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), alongside: max(2, most/8), wake: make(chan struct{})}
+func newGroupCommitter(st store.Store, most, atOnce int, oneConn bool) *groupCommitter {
+	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), alongside: max(2, most/8), oneConn: oneConn, comingWait: DefaultComingWait, wake: make(chan struct{})}
 }
 
 // signal wakes the callers waiting for a turn or a bigger queue. g.mu is held.
 func (g *groupCommitter) signal() {
 	close(g.wake)
 	g.wake = make(chan struct{})
+}
+
+// signalFree signals when a turn is free: while every turn is held nobody can take a
+// group, and the release of a turn signals (so a queue that grows under a running
+// group does not wake every caller waiting in it). g.mu is held.
+func (g *groupCommitter) signalFree() {
+	if g.running < g.atOnce {
+		g.signal()
+	}
 }
 
 // take returns the next group to run and takes a turn for it, or nil when none may
@@ -104,11 +134,64 @@ func (g *groupCommitter) take() []*txJob {
 	if g.running >= g.atOnce || len(g.queue) == 0 || g.running > 0 && len(g.queue) < g.alongside {
 		return nil
 	}
+	if g.waitComing() > 0 {
+		return nil
+	}
 	n := min(len(g.queue), g.max)
 	batch := append([]*txJob(nil), g.queue[:n]...)
 	g.queue = append(g.queue[:0], g.queue[n:]...)
 	g.running++
 	return batch
+}
+
+// waitComing returns how much longer a group should wait for the bookings coming, 0
+// when it should not. g.mu is held.
+func (g *groupCommitter) waitComing() time.Duration {
+	if !g.oneConn || g.coming == 0 || len(g.queue) >= g.max {
+		return 0
+	}
+	return max(0, g.comingWait-time.Since(g.since))
+}
+
+// arrival is a booking announced as coming to the queue (announce).
+type arrival struct {
+	g    *groupCommitter
+	done bool // queued or given up; under g.mu
+}
+
+// announce tells g that a booking is on its way to the queue: it queues with the
+// arrival (bookTx), or gives up with arrived. nil when g is nil or not on one
+// connection (nobody waits for it there).
+func (g *groupCommitter) announce() *arrival {
+	if g == nil || !g.oneConn {
+		return nil
+	}
+	g.mu.Lock()
+	g.coming++
+	g.mu.Unlock()
+	return &arrival{g: g}
+}
+
+// arrived takes back an announced booking that did not queue (an error before its
+// transaction); nothing when it queued. nil-safe.
+func (a *arrival) arrived() {
+	if a == nil {
+		return
+	}
+	a.g.mu.Lock()
+	defer a.g.mu.Unlock()
+	if !a.done {
+		a.queued()
+		a.g.signalFree() // a group may be waiting for it
+	}
+}
+
+// queued counts the announced booking as arrived, once. g.mu is held.
+func (a *arrival) queued() {
+	if a != nil && !a.done {
+		a.done = true
+		a.g.coming--
+	}
 }
 
 // release gives a turn back.
@@ -121,13 +204,14 @@ func (g *groupCommitter) release() {
 
 // bookTx runs fn, book's transaction function, in a group commit or alone: alone when
 // the service's groups are off (BookGroupMax 1) or when its group could not commit.
-// fn must be safe to run again, as for store.InTx.
-func (s *Service) bookTx(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
+// fn must be safe to run again, as for store.InTx. a, if not nil, is the booking's
+// announcement (groupCommitter.announce), which queueing ends.
+func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Context, tx store.Querier) error) error {
 	g := s.groups()
 	if g == nil {
 		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
 	}
-	err := g.run(ctx, fn)
+	err := g.run(ctx, a, fn)
 	if errors.Is(err, errRunAlone) {
 		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
 	}
@@ -149,7 +233,7 @@ func (s *Service) groups() *groupCommitter {
 			}
 		}
 		if n > 1 {
-			s.group = newGroupCommitter(s.Store, n, atOnce)
+			s.group = newGroupCommitter(s.Store, n, atOnce, sqlite)
 		}
 	})
 	return s.group
@@ -158,11 +242,15 @@ func (s *Service) groups() *groupCommitter {
 // run queues fn and waits for its answer: nil when its group committed it, its own
 // error, or errRunAlone. A caller that finds a turn free takes it and runs the queue's
 // next group itself (which may hold other callers' bookings and not its own).
-func (g *groupCommitter) run(ctx context.Context, fn func(context.Context, store.Querier) error) error {
+func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Context, store.Querier) error) error {
 	j := &txJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.mu.Lock()
+	if len(g.queue) == 0 {
+		g.since = time.Now()
+	}
 	g.queue = append(g.queue, j)
-	g.signal()
+	a.queued()
+	g.signalFree()
 	g.mu.Unlock()
 	for {
 		select {
@@ -173,25 +261,47 @@ func (g *groupCommitter) run(ctx context.Context, fn func(context.Context, store
 		g.mu.Lock()
 		batch := g.take()
 		wake := g.wake
+		var timer *time.Timer // the bookings coming may not all arrive
+		if batch == nil && g.running < g.atOnce && len(g.queue) > 0 {
+			if d := g.waitComing(); d > 0 {
+				timer = time.NewTimer(d)
+			}
+		}
 		g.mu.Unlock()
 		if batch != nil {
 			g.commit(batch)
 			continue
 		}
+		if timer == nil {
+			select {
+			case <-j.done:
+				return j.err
+			case <-wake:
+			}
+			continue
+		}
 		select {
 		case <-j.done:
+			timer.Stop()
 			return j.err
 		case <-wake:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
 
 // commit runs batch as one transaction and answers each job. The caller holds a
-// turn; commit gives it back once the bookings have run, before the COMMIT.
+// turn; commit gives it back once the bookings have run, before the COMMIT, or after
+// it where the store writes on one connection (oneConn).
 func (g *groupCommitter) commit(batch []*txJob) {
 	var once sync.Once
-	release := func() { once.Do(g.release) }
-	defer release()
+	done := func() { once.Do(g.release) }
+	defer done()
+	release := done
+	if g.oneConn {
+		release = func() {} // given back by the deferred done, once committed
+	}
 	answered := false
 	defer func() {
 		if answered {

@@ -380,3 +380,63 @@ func waitQueued(t *testing.T, queued func() int, n int) {
 		}
 	}
 }
+
+// TestGroupWaitsForComingBookings: on SQLite's one writer connection a group does not
+// start while bookings announced as coming (Book announces each as it starts) have not
+// queued, so that they commit together rather than in a group of one and another after
+// it; one that gives up (refused before its transaction) is not waited for, and the
+// wait is bounded.
+func TestGroupWaitsForComingBookings(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0] // sqlite: one writer connection; PostgreSQL groups never wait
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	booking.SetBookComingWait(svc, time.Hour)
+	var ran sync.Map
+	fn := func(name string) func(context.Context, store.Querier) error {
+		return func(context.Context, store.Querier) error {
+			ran.Store(name, true)
+			return nil
+		}
+	}
+	queued, release := booking.HoldBookGroups(svc)
+	release() // only for queued
+	queueB, _ := booking.ComingBooking(svc)
+	_, goneC := booking.ComingBooking(svc)
+	groups0, grouped0 := svc.BookGroupStats()
+	errs := make(chan error, 2)
+	go func() { errs <- booking.BookTx(svc, ctx, fn("a")) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for queued() < 1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stillWaiting := func(when string) {
+		t.Helper()
+		time.Sleep(50 * time.Millisecond)
+		if _, ok := ran.Load("a"); ok || queued() != 1 {
+			t.Fatalf("%s: the booking queued ran (queued %d) while others were coming", when, queued())
+		}
+	}
+	stillWaiting("two coming")
+	goneC()
+	stillWaiting("one coming, one gone")
+	go func() { errs <- queueB(ctx, fn("b")) }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if groups, grouped := svc.BookGroupStats(); groups != groups0+1 || grouped != grouped0+2 {
+		t.Fatalf("group stats %d groups of %d bookings, before %d of %d; want one group of both", groups, grouped, groups0, grouped0)
+	}
+
+	// A booking announced that never queues delays a group by the wait at most.
+	booking.SetBookComingWait(svc, 20*time.Millisecond)
+	_, goneD := booking.ComingBooking(svc)
+	defer goneD()
+	if err := booking.BookTx(svc, ctx, fn("e")); err != nil {
+		t.Fatal(err)
+	}
+}
