@@ -299,8 +299,14 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	done := func() { once.Do(g.release) }
 	defer done()
 	release := done
+	// On one connection the turn is given back once the COMMIT is done: by the store
+	// right after it (store.WithAfterCommit), before the read model reloads the
+	// group's claims in the tracked store's InTx; by the deferred done when the
+	// transaction failed.
+	txCtx := context.Background()
 	if g.oneConn {
-		release = func() {} // given back by the deferred done, once committed
+		release = func() {}
+		txCtx = store.WithAfterCommit(txCtx, done)
 	}
 	answered := false
 	defer func() {
@@ -323,7 +329,11 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		// held until its statements ran, as a group's is: the bookings that arrive
 		// meanwhile form the next group.
 		j := batch[0]
-		err := g.st.InTx(j.ctx, func(tx store.Querier) error {
+		ctx := j.ctx
+		if g.oneConn {
+			ctx = store.WithAfterCommit(ctx, done)
+		}
+		err := g.st.InTx(ctx, func(tx store.Querier) error {
 			err := j.fn(j.ctx, tx)
 			release()
 			return err
@@ -338,7 +348,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	results := make([]error, len(batch))
 	var draws []*store.LedgerEntry // the credit draws of the bookings that ran
 	ran := false
-	err := g.st.InTx(context.Background(), func(tx store.Querier) error {
+	err := g.st.InTx(txCtx, func(tx store.Querier) error {
 		if ran {
 			return errRunAlone // InTx retries: the group does not run twice
 		}

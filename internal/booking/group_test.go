@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -437,6 +438,62 @@ func TestGroupWaitsForComingBookings(t *testing.T) {
 	_, goneD := booking.ComingBooking(svc)
 	defer goneD()
 	if err := booking.BookTx(svc, ctx, fn("e")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// afterCommitHold is a store whose InTx, once its transaction committed, holds the first
+// caller until released: as the read model's tracked store reloads a group's claims
+// after the COMMIT, before the bookings are answered.
+type afterCommitHold struct {
+	store.Store
+	first     atomic.Bool
+	committed chan struct{} // closed when the first transaction committed
+	hold      chan struct{}
+}
+
+func (s *afterCommitHold) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	err := s.Store.InTx(ctx, fn)
+	if s.first.CompareAndSwap(false, true) { // not sync.Once: it would hold the others too
+		close(s.committed)
+		<-s.hold
+	}
+	return err
+}
+
+// TestGroupTurnFreeOnceCommitted: on SQLite's one writer connection, a group gives its
+// turn back as soon as its COMMIT is done (store.WithAfterCommit), not once the InTx
+// around it returns: the next group commits while the first one's after-commit work
+// (the read model's reload) still runs.
+func TestGroupTurnFreeOnceCommitted(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0]
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	st := &afterCommitHold{Store: o.Open(t), committed: make(chan struct{}), hold: make(chan struct{})}
+	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
+	noop := func(context.Context, store.Querier) error { return nil }
+	first := make(chan error, 1)
+	go func() { first <- booking.BookTx(svc, ctx, noop) }()
+	select {
+	case <-st.committed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first booking did not commit")
+	}
+	second := make(chan error, 1)
+	go func() { second <- booking.BookTx(svc, ctx, noop) }()
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		close(st.hold)
+		t.Fatal("the second booking waited for the first one's after-commit work: the turn was held past the COMMIT")
+	}
+	close(st.hold)
+	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
 }

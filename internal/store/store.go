@@ -390,3 +390,22 @@ func IsBulkLoad(ctx context.Context) bool {
 	b, _ := ctx.Value(bulkLoadKey{}).(bool)
 	return b
 }
+
+type afterCommitKey struct{}
+
+// WithAfterCommit returns ctx carrying f, which the store's InTx runs once the
+// transaction's COMMIT succeeded, before InTx returns (and before what a wrapper of
+// InTx does after it: the read model's reload of what the transaction claimed). The
+// group commit gives its turn back there on SQLite's one writer connection, so that
+// the next group's COMMIT does not wait for the previous group's reload.
+func WithAfterCommit(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, afterCommitKey{}, f)
+}
+
+// AfterCommit runs the function ctx carries (WithAfterCommit), if any: the store's
+// InTx calls it after a successful COMMIT.
+func AfterCommit(ctx context.Context) {
+	if f, _ := ctx.Value(afterCommitKey{}).(func()); f != nil {
+		f()
+	}
+}

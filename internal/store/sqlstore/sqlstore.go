@@ -290,6 +290,7 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	store.AfterCommit(ctx)
 	return nil
 }
 

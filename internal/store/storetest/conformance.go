@@ -32,6 +32,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Idempotency":         exerciseIdempotency,
 		"Prebooks":            exercisePrebooks,
 		"TxRollback":          exerciseTxRollback,
+		"AfterCommit":         exerciseAfterCommit,
 		"Savepoints":          exerciseSavepoints,
 		"SavepointNext":       exerciseSavepointNext,
 		"Events":              exerciseEvents,
@@ -500,6 +501,37 @@ func exercisePrebooks(t *testing.T, s store.Store) {
 	}
 	if ok, _ := s.PrebookConsume(ctx, "pbk_1", 6); ok {
 		t.Error("a token is single-use")
+	}
+}
+
+// exerciseAfterCommit: InTx runs the function of store.WithAfterCommit once, after a
+// successful COMMIT (what the transaction wrote is then readable outside it), and not
+// when the transaction fails.
+func exerciseAfterCommit(t *testing.T, s store.Store) {
+	p := newPartner(t, s, "acme")
+	calls := 0
+	var used int64 = -1
+	ctx := store.WithAfterCommit(context.Background(), func() {
+		calls++
+		if got, err := s.PartnerGetByID(context.Background(), p.ID); err == nil {
+			used = got.CreditUsed
+		}
+	})
+	err := s.InTx(ctx, func(q store.Querier) error {
+		if ok, err := q.CreditDraw(ctx, p.ID, 100); err != nil || !ok {
+			t.Fatalf("draw: %v %v", ok, err)
+		}
+		if calls != 0 {
+			t.Error("the after-commit function ran before the COMMIT")
+		}
+		return nil
+	})
+	if err != nil || calls != 1 || used != 100 {
+		t.Errorf("committed: InTx %v, after-commit ran %d times and read credit used %d; want once, 100", err, calls, used)
+	}
+	boom := errors.New("boom")
+	if err := s.InTx(ctx, func(q store.Querier) error { return boom }); !errors.Is(err, boom) || calls != 1 {
+		t.Errorf("failed: InTx %v, after-commit ran %d times in all; want once (not for the failure)", err, calls)
 	}
 }
 
