@@ -119,6 +119,47 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 	return out, nil
 }
 
+// itemDaysBatch is the most spans one InventoryOfItemDays statement reads (a compound
+// SELECT of one arm each, within SQLite's 500).
+const itemDaysBatch = 64
+
+func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
+	var out []store.InventoryRow
+	var b strings.Builder
+	args := make([]any, 0, 1+3*min(len(spans), itemDaysBatch))
+	for start := 0; start < len(spans); start += itemDaysBatch {
+		chunk := spans[start:min(start+itemDaysBatch, len(spans))]
+		// One arm per span, each a range of the by-item index (kind, item_id, day).
+		b.Reset()
+		args = append(args[:0], kind)
+		for i, s := range chunk {
+			if i > 0 {
+				b.WriteString(" UNION ALL ")
+			}
+			n := len(args)
+			fmt.Fprintf(&b, "SELECT unit_id, item_id, day, capacity, sold, price FROM inventory WHERE kind = $1 AND item_id = $%d AND day >= $%d AND day <= $%d", n+1, n+2, n+3)
+			args = append(args, s.ItemID, s.From, s.To)
+		}
+		rows, err := q.db.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, q.interpret(err)
+		}
+		for rows.Next() {
+			r := store.InventoryRow{Kind: kind}
+			if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // inventoryOfUnit is InventoryList for one unit of one item (a quote's room or space):
 // one statement of a fixed text (prepared once per connection), the primary key's
 // order (kind, unit_id, day), no sort.
