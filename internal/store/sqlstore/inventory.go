@@ -119,8 +119,8 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 	return out, nil
 }
 
-// itemDaysBatch is the most spans one InventoryOfItemDays statement reads (a compound
-// SELECT of one arm each, within SQLite's 500).
+// itemDaysBatch is the most spans one InventoryOfItemDays statement reads: its text
+// stays short enough for the statement caches (stmtCacheMaxText).
 const itemDaysBatch = 64
 
 func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
@@ -129,17 +129,22 @@ func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKi
 	args := make([]any, 0, 1+3*min(len(spans), itemDaysBatch))
 	for start := 0; start < len(spans); start += itemDaysBatch {
 		chunk := spans[start:min(start+itemDaysBatch, len(spans))]
-		// One arm per span, each a range of the by-item index (kind, item_id, day).
+		// The spans as a table joined to the by-item index (kind, item_id, day): one
+		// range of it per span. The first row's cast types the column for PostgreSQL.
 		b.Reset()
+		b.WriteString("WITH s(item_id, first_day, last_day) AS (VALUES ")
 		args = append(args[:0], kind)
-		for i, s := range chunk {
-			if i > 0 {
-				b.WriteString(" UNION ALL ")
-			}
+		for i, sp := range chunk {
 			n := len(args)
-			fmt.Fprintf(&b, "SELECT unit_id, item_id, day, capacity, sold, price FROM inventory WHERE kind = $1 AND item_id = $%d AND day >= $%d AND day <= $%d", n+1, n+2, n+3)
-			args = append(args, s.ItemID, s.From, s.To)
+			if i == 0 {
+				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3)
+			} else {
+				fmt.Fprintf(&b, ", ($%d, $%d, $%d)", n+1, n+2, n+3)
+			}
+			args = append(args, sp.ItemID, sp.From, sp.To)
 		}
+		b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price FROM s JOIN inventory AS inv
+			ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.day >= s.first_day AND inv.day <= s.last_day`)
 		rows, err := q.db.QueryContext(ctx, b.String(), args...)
 		if err != nil {
 			return nil, q.interpret(err)
