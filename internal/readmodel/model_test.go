@@ -266,3 +266,90 @@ func TestModelAnswersAsTheStore(t *testing.T) {
 		})
 	}
 }
+
+// TestTouchedReloadsEveryClaimOfAGroup: a group commit's claims reach Touched together,
+// several items of two products and two claims of one hotel (days far apart, and
+// overlapping days of two rooms); the model reloads them all at once and then answers
+// every claimed day as the store does, without a poll of the feed.
+func TestTouchedReloadsEveryClaimOfAGroup(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 12, Activities: 4, Rentals: 6, Packages: 2, Cities: 2,
+				Days: 40, Seed: 5, Start: apitest.Start})
+			p := newPair(t, o, doc)
+			type stay struct{ in, out int }
+			var claims []store.Claim
+			var hotels []stay
+			var hotelIDs []int64
+			// claim sells out the unit's days (what is left of its least free day), so
+			// that the availability answers show it.
+			claim := func(c store.Claim) {
+				t.Helper()
+				rows, err := p.st.InventoryList(ctx, store.InventoryQuery{Kind: c.Kind, UnitIDs: []int64{c.UnitID}, From: c.From, To: c.To})
+				if err != nil || len(rows) == 0 {
+					t.Fatalf("rows of %+v: %v %v", c, rows, err)
+				}
+				c.Quantity = rows[0].Capacity - rows[0].Sold
+				for _, r := range rows {
+					c.Quantity = min(c.Quantity, r.Capacity-r.Sold)
+				}
+				if c.Quantity <= 0 {
+					t.Fatalf("%+v: nothing free", c)
+				}
+				if _, ok, err := p.st.InventoryClaim(ctx, c); err != nil || !ok {
+					t.Fatalf("claim %+v: %v %v", c, ok, err)
+				}
+				claims = append(claims, c)
+			}
+			h0 := doc.Hotels[0]
+			if len(h0.Rooms) < 2 {
+				t.Fatal("the first hotel has one room")
+			}
+			// One hotel: a room on days 2-3 and on days 30-31, another room on days 3-4.
+			for _, c := range []struct {
+				room    int
+				in, out int
+			}{{0, 2, 3}, {0, 30, 31}, {1, 3, 4}} {
+				claim(store.Claim{Kind: tradewind.UnitRoom, UnitID: h0.Rooms[c.room].ID, From: apitest.Day(c.in), To: apitest.Day(c.out), Quantity: 1})
+				hotels, hotelIDs = append(hotels, stay{c.in, c.out + 1}), append(hotelIDs, h0.ID)
+			}
+			for i, h := range doc.Hotels[1:8] {
+				in := 1 + 4*i
+				claim(store.Claim{Kind: tradewind.UnitRoom, UnitID: h.Rooms[0].ID, From: apitest.Day(in), To: apitest.Day(in + 1), Quantity: 1})
+				hotels, hotelIDs = append(hotels, stay{in, in + 2}), append(hotelIDs, h.ID)
+			}
+			for i, r := range doc.Rentals {
+				in := 2 + 5*i
+				claim(store.Claim{Kind: tradewind.UnitSpace, UnitID: r.Spaces[0].ID, From: apitest.Day(in), To: apitest.Day(in), Quantity: 1})
+			}
+			// Each claimed night differs between the model (before Touched) and the store.
+			for i, s := range hotels {
+				stale := one(p.fast.HotelAvailability(ctx, p.caller, &booking.HotelAvailabilityRequest{HotelID: hotelIDs[i],
+					CheckIn: apitest.Day(s.in), CheckOut: apitest.Day(s.out)}))
+				truth := one(p.plain.HotelAvailability(ctx, p.caller, &booking.HotelAvailabilityRequest{HotelID: hotelIDs[i],
+					CheckIn: apitest.Day(s.in), CheckOut: apitest.Day(s.out)}))
+				if stale == truth {
+					t.Fatalf("hotel %d days %d-%d: the model already shows the claim; the test shows nothing", hotelIDs[i], s.in, s.out)
+				}
+			}
+
+			p.model.Touched(ctx, claims)
+
+			for i, s := range hotels {
+				req := &booking.HotelAvailabilityRequest{HotelID: hotelIDs[i], CheckIn: apitest.Day(s.in), CheckOut: apitest.Day(s.out)}
+				if got, want := one(p.fast.HotelAvailability(ctx, p.caller, req)), one(p.plain.HotelAvailability(ctx, p.caller, req)); got != want {
+					t.Errorf("hotel %d days %d-%d after Touched:\nmodel: %s\nstore: %s", hotelIDs[i], s.in, s.out, got, want)
+				}
+			}
+			for i, r := range doc.Rentals {
+				in := 2 + 5*i
+				req := &booking.RentalAvailabilityRequest{RentalID: r.ID, CheckIn: apitest.Day(in), CheckOut: apitest.Day(in + 1)}
+				if got, want := one(p.fast.RentalAvailability(ctx, p.caller, req)), one(p.plain.RentalAvailability(ctx, p.caller, req)); got != want {
+					t.Errorf("rental %d day %d after Touched:\nmodel: %s\nstore: %s", r.ID, in, got, want)
+				}
+			}
+		})
+	}
+}

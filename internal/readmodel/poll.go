@@ -134,18 +134,19 @@ func (m *Model) apply(ctx context.Context, changes []store.Change) error {
 			continue // a kind this version does not know
 		}
 		var whole []int64
+		var days []store.ItemDays
 		for id, s := range byItem {
 			if s.whole {
 				whole = append(whole, id)
-				continue
-			}
-			if err := m.reloadDays(ctx, kind, id, s.from, s.to); errors.Is(err, errStale) {
-				whole = append(whole, id)
-			} else if err != nil {
-				return err
+			} else {
+				days = append(days, store.ItemDays{ItemID: id, From: s.from, To: s.to})
 			}
 		}
-		if err := m.reloadItems(ctx, kind, whole); err != nil {
+		stale, err := m.reloadDays(ctx, kind, days)
+		if err != nil {
+			return err
+		}
+		if err := m.reloadItems(ctx, kind, append(whole, stale...)); err != nil {
 			return err
 		}
 	}
@@ -187,30 +188,48 @@ func (m *Model) reloadItems(ctx context.Context, kind tradewind.ProductType, ids
 	return nil
 }
 
-// reloadDays reloads days from..to of an item's units. errStale when the store holds
-// inventory there that the model has no place for (a new unit or day): the caller
-// reloads the item whole.
-func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id int64, from, to string) error {
-	m.mu.RLock()
-	known := m.products[kind].byID[id] != nil
-	m.mu.RUnlock()
-	if !known {
-		return errStale
+// reloadDays reloads the days of each span's item's units, reading them in one
+// statement per unit kind (InventoryOfItemDays) rather than one per item: a group of
+// bookings, or a poll of the feed, names many items. It returns the items the model
+// has no place for (unknown, or stored inventory on a new unit or day, or a price
+// wider than the item's layout): the caller reloads those whole. An item may appear
+// in several spans.
+func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, spans []store.ItemDays) (stale []int64, err error) {
+	if len(spans) == 0 {
+		return nil, nil
 	}
 	var rows []store.InventoryRow
 	for _, uk := range unitKinds[kind] {
-		r, err := m.st.InventoryList(ctx, store.InventoryQuery{Kind: uk, ItemIDs: []int64{id}, From: from, To: to})
+		r, err := m.st.InventoryOfItemDays(ctx, uk, spans)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows = append(rows, r...)
 	}
-	lo, hi := dayNumber(from), dayNumber(to)
+	byItem := make(map[int64][]store.InventoryRow, len(spans))
+	for _, r := range rows {
+		byItem[r.ItemID] = append(byItem[r.ItemID], r)
+	}
+	spansOf := make(map[int64][]store.ItemDays, len(spans))
+	for _, sp := range spans {
+		spansOf[sp.ItemID] = append(spansOf[sp.ItemID], sp)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for id, its := range spansOf {
+		if !m.reloadItemDays(kind, id, its, byItem[id]) {
+			stale = append(stale, id)
+		}
+	}
+	return stale, nil
+}
+
+// reloadItemDays writes an item's rows read for its spans into its units, or reports
+// false, writing nothing, when a row has no place in the model. m.mu is held.
+func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, spans []store.ItemDays, rows []store.InventoryRow) bool {
 	x := m.products[kind].byID[id]
 	if x == nil {
-		return errStale
+		return false
 	}
 	byKey := make(map[unitKey]*unit, len(x.units))
 	for _, u := range x.units {
@@ -219,19 +238,23 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id i
 	for _, r := range rows {
 		u := byKey[unitKey{tradewind.UnitKind(r.Kind), r.UnitID}]
 		if u == nil {
-			return errStale
+			return false
 		}
 		if d := dayNumber(r.Day) - u.first; d < 0 || int(d) >= len(u.free) {
-			return errStale
+			return false
 		}
 		if u.wide == nil && (r.Price < math.MinInt32 || r.Price > math.MaxInt32) {
-			return errStale // the item is reloaded with wide prices
+			return false // the item is reloaded with wide prices
 		}
 	}
-	// Every row fits: clear the days (a row gone is no inventory), then write them.
-	for _, u := range x.units {
-		for d := max(lo, u.first); d <= min(hi, u.first+int32(len(u.free))-1); d++ {
-			u.free[d-u.first] = -1
+	// Every row fits: clear the spans' days (a row gone is no inventory), then write
+	// them, every span cleared before any row is written (spans may overlap).
+	for _, sp := range spans {
+		lo, hi := dayNumber(sp.From), dayNumber(sp.To)
+		for _, u := range x.units {
+			for d := max(lo, u.first); d <= min(hi, u.first+int32(len(u.free))-1); d++ {
+				u.free[d-u.first] = -1
+			}
 		}
 	}
 	for _, r := range rows {
@@ -240,29 +263,40 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, id i
 		u.free[d] = int32(max(r.Capacity-r.Sold, 0))
 		u.setPrice(d, r.Price) // fits: checked above
 	}
-	return nil
+	return true
 }
 
 // Touched applies the days a claim or release of this server changed, once its
 // transaction committed: the server's own writes show in its next read. The change
 // feed brings the same change again, which reloads the same truth.
 func (m *Model) Touched(ctx context.Context, claims []store.Claim) {
-	if !m.ready.Load() {
+	if !m.ready.Load() || len(claims) == 0 {
 		return
 	}
+	// The claims' days by product, each claim its own span (two claims of an item far
+	// apart in time are not read as one range).
+	byKind := map[tradewind.ProductType][]store.ItemDays{}
+	m.mu.RLock()
+	unknown := false
 	for _, c := range claims {
-		kind := productOf(c.Kind)
-		m.mu.RLock()
 		u := m.units[unitKey{c.Kind, c.UnitID}]
-		m.mu.RUnlock()
 		if u == nil {
-			m.Kick()
+			unknown = true
 			continue
 		}
-		if err := m.reloadDays(ctx, kind, u.itemID, c.From, c.To); err != nil {
-			if !errors.Is(err, errStale) {
-				m.logger.Warn("read model: reload after a write failed; the next poll applies it", "err", err)
-			}
+		kind := productOf(c.Kind)
+		byKind[kind] = append(byKind[kind], store.ItemDays{ItemID: u.itemID, From: c.From, To: c.To})
+	}
+	m.mu.RUnlock()
+	if unknown {
+		m.Kick()
+	}
+	for kind, spans := range byKind {
+		stale, err := m.reloadDays(ctx, kind, spans)
+		if err != nil {
+			m.logger.Warn("read model: reload after a write failed; the next poll applies it", "err", err)
+		}
+		if err != nil || len(stale) > 0 {
 			m.Kick()
 		}
 	}

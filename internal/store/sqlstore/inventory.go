@@ -119,6 +119,52 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 	return out, nil
 }
 
+// itemDaysBatch is the most spans one InventoryOfItemDays statement reads: its text
+// stays short enough for the statement caches (stmtCacheMaxText).
+const itemDaysBatch = 64
+
+func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
+	var out []store.InventoryRow
+	var b strings.Builder
+	args := make([]any, 0, 1+3*min(len(spans), itemDaysBatch))
+	for start := 0; start < len(spans); start += itemDaysBatch {
+		chunk := spans[start:min(start+itemDaysBatch, len(spans))]
+		// The spans as a table joined to the by-item index (kind, item_id, day): one
+		// range of it per span. The first row's cast types the column for PostgreSQL.
+		b.Reset()
+		b.WriteString("WITH s(item_id, first_day, last_day) AS (VALUES ")
+		args = append(args[:0], kind)
+		for i, sp := range chunk {
+			n := len(args)
+			if i == 0 {
+				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3)
+			} else {
+				fmt.Fprintf(&b, ", ($%d, $%d, $%d)", n+1, n+2, n+3)
+			}
+			args = append(args, sp.ItemID, sp.From, sp.To)
+		}
+		b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price FROM s JOIN inventory AS inv
+			ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.day >= s.first_day AND inv.day <= s.last_day`)
+		rows, err := q.db.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, q.interpret(err)
+		}
+		for rows.Next() {
+			r := store.InventoryRow{Kind: kind}
+			if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // inventoryOfUnit is InventoryList for one unit of one item (a quote's room or space):
 // one statement of a fixed text (prepared once per connection), the primary key's
 // order (kind, unit_id, day), no sort.

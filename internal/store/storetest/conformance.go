@@ -25,6 +25,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
 		"InventoryItemUnits":  exerciseInventoryItemUnits,
+		"InventoryOfItemDays": exerciseInventoryOfItemDays,
 		"BulkWrites":          exerciseBulkWrites,         // bulk.go
 		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
 		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
@@ -275,6 +276,66 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	}
 	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: many, From: "2027-01-01", To: "2027-01-03"}); err != nil || len(got) != 3 {
 		t.Errorf("chunked list = %d rows, %v", len(got), err)
+	}
+}
+
+// exerciseInventoryOfItemDays reads many items' day ranges at once (the read model's
+// reload of a group's claims): each span's rows of its item's units of the kind asked,
+// a span repeated or overlapping another read again, more spans than one statement holds.
+func exerciseInventoryOfItemDays(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	days := []string{"2027-01-01", "2027-01-02", "2027-01-03", "2027-01-04", "2027-01-05"}
+	for _, r := range [][]store.InventoryRow{
+		rows(tradewind.UnitRoom, 1, 7, 2, days...),
+		rows(tradewind.UnitRoom, 2, 7, 3, days[:3]...),
+		rows(tradewind.UnitRoom, 3, 8, 4, days...),
+		rows(tradewind.UnitSpace, 4, 7, 5, days...), // another kind of the same item id
+		rows(tradewind.UnitRoom, 5, 9, 6, days...),
+	} {
+		if err := s.InventoryPut(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(r store.InventoryRow) string {
+		return fmt.Sprintf("%s/%d/%d/%s/%d", r.Kind, r.ItemID, r.UnitID, r.Day, r.Capacity)
+	}
+	spans := []store.ItemDays{
+		{ItemID: 7, From: "2027-01-02", To: "2027-01-03"},
+		{ItemID: 7, From: "2027-01-03", To: "2027-01-05"}, // overlaps the first
+		{ItemID: 8, From: "2027-01-05", To: "2027-01-05"},
+		{ItemID: 10, From: "2027-01-01", To: "2027-01-05"}, // no such item
+	}
+	for i := range 70 { // past one statement's spans
+		spans = append(spans, store.ItemDays{ItemID: 9, From: days[i%5], To: days[i%5]})
+	}
+	var want []string
+	for _, sp := range spans {
+		r, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{sp.ItemID}, From: sp.From, To: sp.To})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range r {
+			want = append(want, key(row))
+		}
+	}
+	got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var have []string
+	for _, r := range got {
+		if r.Price != 1000 || r.Sold != 0 {
+			t.Errorf("row %+v", r)
+		}
+		have = append(have, key(r))
+	}
+	slices.Sort(want)
+	slices.Sort(have)
+	if len(want) != 4+4+1+70 || !slices.Equal(have, want) {
+		t.Errorf("InventoryOfItemDays = %d rows %v,\nwant %d rows %v", len(have), have, len(want), want)
+	}
+	if got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, nil); err != nil || len(got) != 0 {
+		t.Errorf("no spans = %v, %v", got, err)
 	}
 }
 
