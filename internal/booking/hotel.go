@@ -134,14 +134,18 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 	}
 	n := len(found)
 	found = slices.Grow(found, len(c.Hotels))
-	found = found[:n+netPick(c, from, days, p.st, found[n:n+len(c.Hotels)])]
+	m, wide := netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)])
+	found = found[:n+m]
 	// The net sums are the totals for a net partner and a hotel without market; the
 	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
 	// and so the choice may differ).
 	net := p.con.Unchanged(0)
+	if net && markets == nil && !wide {
+		return found
+	}
 	for k := n; k < len(found); k++ {
 		x := &found[k]
-		i := x.hotel
+		i := x.hotel - base
 		market := int64(0)
 		if markets != nil {
 			market = markets[i]
@@ -149,7 +153,6 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		if !net || market != 0 || x.wide {
 			p.repick(c, i, from, days, market, x)
 		}
-		x.hotel += base
 	}
 	return found
 }
@@ -157,90 +160,67 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 // netPick writes to found, in order, each hotel of c that has a room fitting st's
 // party with st.rooms units free every night of the stay (days days from day from):
 // the room of the least sum of nets (the first of equal sums) and that sum times
-// st.rooms; it returns how many it wrote. Two loops without calls (few live values,
-// so the compiler keeps them in registers): every room's sum, then each hotel's least.
-func netPick(c *CityHotels, from, days int32, st *hotelStay, found []hotelCandidate) int {
-	sums := roomSums.get()
-	if cap(sums) < len(c.Rooms) {
-		sums = make([]int64, len(c.Rooms))
-	}
-	sums = sums[:len(c.Rooms)]
-	netSums(c.Rooms, sums, int(from), int(days), st)
-	ends, curs := c.End, c.currency
-	ends = ends[:len(curs)]
-	q := int64(st.rooms)
-	nf := 0
-	start := int32(0)
-	for i, end := range ends {
-		best, total, wide := int32(-1), int64(0), false
-		for k, t := range sums[start:end] {
-			if t < roomWide+1 {
-				if t == roomWide {
-					wide, t = true, 0 // priced again by repick
-				} else {
-					continue
-				}
-			}
-			if best < 0 || t < total {
-				best, total = int32(k), t
-			}
-		}
-		if best >= 0 && nf < len(found) {
-			found[nf] = hotelCandidate{total: total * q, hotel: int32(i), room: c.Rooms[start+best].Index, cur: curs[i], wide: wide}
-			nf++
-		}
-		start = end
-	}
-	roomSums.put(sums)
-	return nf
-}
-
-// Marks of netSums for rooms without a sum.
-const (
-	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
-	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide
-)
-
-// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
-// from day from when it fits st's party and has st.rooms units free every night;
-// roomNone when not, roomWide when it does but its prices are wide.
-func netSums(rooms []RoomDays, sums []int64, from, days int, st *hotelStay) {
-	sums = sums[:len(rooms)]
+// st.rooms, the hotel named base + its index. It returns how many it wrote, and
+// whether one of them has a room with wide prices (its candidate marked wide, its
+// room and total to be chosen again). One loop over each hotel's rooms without calls,
+// the hotel's choice kept as it goes in two values: few live values, kept in registers.
+func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) (int, bool) {
 	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
 	// ⌈children/n⌉ children (hotelStay.fitsRoom).
-	needA, needC, q := (st.adults+st.rooms-1)/st.rooms, (st.children+st.rooms-1)/st.rooms, int32(st.rooms)
-	for k := range rooms {
-		rd := &rooms[k]
-		t := int64(roomNone)
-		lo := from - int(rd.First)
-		hi := lo + days
-		free := rd.Days.Free
-		if rd.MaxAdults >= needA && rd.MaxChildren >= needC && lo >= 0 && hi <= len(free) {
-			if price := rd.Days.Price; len(price) == len(free) {
-				var sum int64
+	needA, needC := int32((st.adults+st.rooms-1)/st.rooms), int32((st.children+st.rooms-1)/st.rooms)
+	q := int32(st.rooms)
+	curs := c.currency
+	nf, anyWide := 0, false
+	// The current hotel's choice: a room's sum, or pickNone (not free or does not fit:
+	// never chosen), or pickWide (free, wide prices: always chosen, the hotel repicked).
+	best, total := int32(0), int64(pickNone)
+	for k := range c.scan {
+		r := &c.scan[k]
+		lo := int(from - r.first)
+		hi := lo + int(days)
+		free, t := r.free, int64(pickNone)
+		if int32(r.maxAdults) >= needA && int32(r.maxChildren) >= needC && lo >= 0 && hi <= len(free) {
+			if price := r.price; len(price) == len(free) {
+				t = 0
 				for d := lo; d < hi; d++ {
 					if free[d] < q { // q ≥ 1: a day without inventory (−1) too
-						sum = roomNone
+						t = pickNone
 						break
 					}
-					sum += int64(price[d])
+					t += int64(price[d])
 				}
-				t = sum
 			} else { // wide prices (Price is nil)
-				t = roomWide
+				t = pickWide
 				for d := lo; d < hi; d++ {
 					if free[d] < q {
-						t = roomNone
+						t = pickNone
 						break
 					}
 				}
 			}
 		}
-		sums[k] = t
+		if t < total {
+			best, total = r.index, t
+		}
+		if h := r.last; h >= 0 { // the hotel's last room
+			if total != pickNone && nf < len(found) {
+				wide := total == pickWide
+				found[nf] = hotelCandidate{total: total * int64(q), hotel: base + h, room: best, cur: curs[h], wide: wide}
+				nf++
+				anyWide = anyWide || wide
+			}
+			best, total = 0, pickNone
+		}
 	}
+	return nf, anyWide
 }
 
-var roomSums scratch[int64]
+// netPick's marks for a room without a sum. A sum of 32-bit nets over a stay's nights
+// is far from either.
+const (
+	pickNone = math.MaxInt64
+	pickWide = math.MinInt64
+)
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
 // hotel's market (the rooms free for the stay are those netPick found).
@@ -335,6 +315,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				}
 			}
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
+			one.layoutScan()
 			one.currency[0] = internCurrency(&currencies, h.Currency)
 			market[0] = int64(h.Markets[st.nationality])
 			found = pick.city(one, market, int32(len(hotels)), 0, days, found)
