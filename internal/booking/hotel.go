@@ -166,20 +166,25 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 // the hotel's choice kept as it goes in two values: few live values, kept in registers.
 func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) (int, bool) {
 	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
-	// ⌈children/n⌉ children (hotelStay.fitsRoom).
-	needA, needC := int32((st.adults+st.rooms-1)/st.rooms), int32((st.children+st.rooms-1)/st.rooms)
+	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.
+	need := uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
 	q := int32(st.rooms)
-	curs := c.currency
+	rooms, curs := c.scan, c.currency
+	if len(found) == 0 || len(found) < len(curs) {
+		return 0, false
+	}
+	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
+	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
+	// prices: always chosen, the hotel priced again by repick).
 	nf, anyWide := 0, false
-	// The current hotel's choice: a room's sum, or pickNone (not free or does not fit:
-	// never chosen), or pickWide (free, wide prices: always chosen, the hotel repicked).
-	best, total := int32(0), int64(pickNone)
-	for k := range c.scan {
-		r := &c.scan[k]
+	x := &found[0]
+	x.total = pickNone
+	for k := range rooms {
+		r := &rooms[k]
 		lo := int(from - r.first)
 		hi := lo + int(days)
 		free, t := r.free, int64(pickNone)
-		if int32(r.maxAdults) >= needA && int32(r.maxChildren) >= needC && lo >= 0 && hi <= len(free) {
+		if (r.fit-need)&fitGuards == fitGuards && lo >= 0 && hi <= len(free) {
 			if price := r.price; len(price) == len(free) {
 				t = 0
 				for d := lo; d < hi; d++ {
@@ -199,17 +204,23 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 				}
 			}
 		}
-		if t < total {
-			best, total = r.index, t
+		if t < x.total {
+			x.total, x.room = t, r.index
 		}
 		if h := r.last; h >= 0 { // the hotel's last room
-			if total != pickNone && nf < len(found) {
-				wide := total == pickWide
-				found[nf] = hotelCandidate{total: total * int64(q), hotel: base + h, room: best, cur: curs[h], wide: wide}
-				nf++
-				anyWide = anyWide || wide
+			if x.total != pickNone {
+				x.hotel, x.cur, x.wide = base+h, curs[h], x.total == pickWide
+				if x.wide {
+					anyWide = true
+				} else {
+					x.total *= int64(q)
+				}
+				if nf++; nf == len(found) {
+					break
+				}
+				x = &found[nf]
 			}
-			best, total = 0, pickNone
+			x.total = pickNone
 		}
 	}
 	return nf, anyWide

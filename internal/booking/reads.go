@@ -219,9 +219,20 @@ type CityHotels struct {
 type roomScan struct {
 	free, price            []int32 // Days.Free, Days.Price (nil: wide prices)
 	first, index           int32
-	last                   int32 // the hotel's index in Hotels when this is its last room, else −1
-	maxAdults, maxChildren int16 // at most 32 767 (more fits no more than the party's limits)
+	last                   int32  // the hotel's index in Hotels when this is its last room, else −1
+	fit                    uint32 // roomFit of the room's MaxAdults, MaxChildren
 }
+
+// roomFit packs a room's adults and children in one number, each with a guard bit
+// above it: fit − (needA<<16 | needC) keeps both guards (fitGuards) iff maxAdults ≥
+// needA and maxChildren ≥ needC (needs below 2^15), one comparison for the two. A
+// limit above 2^15 − 1 is taken as that: no party needs more.
+func roomFit(maxAdults, maxChildren int) uint32 {
+	clamp := func(n int) uint32 { return uint32(max(min(n, 1<<15-1), 0)) }
+	return (clamp(maxAdults)|1<<15)<<16 | clamp(maxChildren) | 1<<15
+}
+
+const fitGuards = 1<<31 | 1<<15
 
 // layoutScan lays out c.scan from c.Rooms and c.End.
 func (c *CityHotels) layoutScan() {
@@ -229,7 +240,7 @@ func (c *CityHotels) layoutScan() {
 	for k := range c.Rooms {
 		r := &c.Rooms[k]
 		c.scan[k] = roomScan{free: r.Days.Free, price: r.Days.Price, first: r.First, index: r.Index, last: -1,
-			maxAdults: clamp16(r.MaxAdults), maxChildren: clamp16(r.MaxChildren)}
+			fit: roomFit(r.MaxAdults, r.MaxChildren)}
 	}
 	start := int32(0)
 	for i, end := range c.End {
@@ -240,7 +251,6 @@ func (c *CityHotels) layoutScan() {
 	}
 }
 
-func clamp16(n int) int16 { return int16(max(min(n, math.MaxInt16), math.MinInt16)) }
 
 // Index derives from Hotels and Rooms what a search reads (each hotel's currency as a
 // small number, its market for each nationality, the rooms in netPick's narrower
