@@ -133,8 +133,8 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		return found // no room has a run of the nights asked (stayTotalRun's rule)
 	}
 	n := len(found)
-	found = slices.Grow(found, len(c.Hotels))
-	m, wide := netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)])
+	found = slices.Grow(found, len(c.Hotels)+1)
+	m, wide := netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)+1])
 	found = found[:n+m]
 	// The net sums are the totals for a net partner and a hotel without market; the
 	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
@@ -169,14 +169,14 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.
 	need := uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
 	q := int32(st.rooms)
-	rooms, curs := c.scan, c.currency
-	if len(found) == 0 || len(found) < len(curs) {
+	rooms := c.scan
+	if len(found) <= len(c.currency) {
 		return 0, false
 	}
 	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
 	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
 	// prices: always chosen, the hotel priced again by repick).
-	nf, anyWide := 0, false
+	out := &pickOut{found: found, curs: c.currency, base: base, q: int64(q)}
 	x := &found[0]
 	x.total = pickNone
 	for k := range rooms {
@@ -208,22 +208,38 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 			x.total, x.room = t, r.index
 		}
 		if h := r.last; h >= 0 { // the hotel's last room
-			if x.total != pickNone {
-				x.hotel, x.cur, x.wide = base+h, curs[h], x.total == pickWide
-				if x.wide {
-					anyWide = true
-				} else {
-					x.total *= int64(q)
-				}
-				if nf++; nf == len(found) {
-					break
-				}
-				x = &found[nf]
-			}
-			x.total = pickNone
+			x = out.end(x, h)
 		}
 	}
-	return nf, anyWide
+	return out.nf, out.wide
+}
+
+// pickOut is what netPick has written so far. netPick keeps it in memory, not in
+// registers: its room loop reads it only at a hotel's last room.
+type pickOut struct {
+	found []hotelCandidate // one more than the hotels: the last is scratch
+	nf    int
+	curs  []int32
+	base  int32
+	q     int64
+	wide  bool
+}
+
+// end ends hotel h, its choice at x (found[nf]): a candidate unless none of its rooms
+// was free; it returns the next hotel's place, its total pickNone.
+func (o *pickOut) end(x *hotelCandidate, h int32) *hotelCandidate {
+	if x.total != pickNone {
+		x.hotel, x.cur, x.wide = o.base+h, o.curs[h], x.total == pickWide
+		if x.wide {
+			o.wide = true
+		} else {
+			x.total *= o.q
+		}
+		o.nf++
+		x = &o.found[o.nf]
+	}
+	x.total = pickNone
+	return x
 }
 
 // netPick's marks for a room without a sum. A sum of 32-bit nets over a stay's nights
