@@ -134,13 +134,12 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 	}
 	n := len(found)
 	found = slices.Grow(found, len(c.Hotels)+1)
-	m, wide := netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)+1])
-	found = found[:n+m]
+	found = found[:n+netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)+1])]
 	// The net sums are the totals for a net partner and a hotel without market; the
 	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
 	// and so the choice may differ).
 	net := p.con.Unchanged(0)
-	if net && markets == nil && !wide {
+	if net && markets == nil && !c.wide {
 		return found
 	}
 	for k := n; k < len(found); k++ {
@@ -150,7 +149,7 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		if markets != nil {
 			market = markets[i]
 		}
-		if !net || market != 0 || x.wide {
+		if !net || market != 0 || x.total == pickWide {
 			p.repick(c, i, from, days, market, x)
 		}
 	}
@@ -159,24 +158,23 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 
 // netPick writes to found, in order, each hotel of c that has a room fitting st's
 // party with st.rooms units free every night of the stay (days days from day from):
-// the room of the least sum of nets (the first of equal sums) and that sum times
-// st.rooms, the hotel named base + its index. It returns how many it wrote, and
-// whether one of them has a room with wide prices (its candidate marked wide, its
-// room and total to be chosen again). One loop over each hotel's rooms without calls,
+// the room of the least sum of nets (the first of equal sums) and that sum, the hotel
+// named base + its index; pickWide for the sum when a free room has wide prices (its
+// room and total to be chosen again). It returns how many it wrote. One loop over each hotel's rooms without calls,
 // the hotel's choice kept as it goes in two values: few live values, kept in registers.
-func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) (int, bool) {
+func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
 	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
 	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.
 	need := uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
 	q := int32(st.rooms)
 	rooms := c.scan
 	if len(found) <= len(c.currency) {
-		return 0, false
+		return 0
 	}
 	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
 	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
 	// prices: always chosen, the hotel priced again by repick).
-	out := &pickOut{found: found, curs: c.currency, base: base, q: int64(q)}
+	out := &pickOut{found: found, curs: c.currency, base: base}
 	x := &found[0]
 	x.total = pickNone
 	for k := range rooms {
@@ -211,7 +209,7 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 			x = out.end(x, h)
 		}
 	}
-	return out.nf, out.wide
+	return out.nf
 }
 
 // pickOut is what netPick has written so far. netPick keeps it in memory, not in
@@ -221,20 +219,13 @@ type pickOut struct {
 	nf    int
 	curs  []int32
 	base  int32
-	q     int64
-	wide  bool
 }
 
 // end ends hotel h, its choice at x (found[nf]): a candidate unless none of its rooms
 // was free; it returns the next hotel's place, its total pickNone.
 func (o *pickOut) end(x *hotelCandidate, h int32) *hotelCandidate {
 	if x.total != pickNone {
-		x.hotel, x.cur, x.wide = o.base+h, o.curs[h], x.total == pickWide
-		if x.wide {
-			o.wide = true
-		} else {
-			x.total *= o.q
-		}
+		x.hotel, x.cur = o.base+h, o.curs[h]
 		o.nf++
 		x = &o.found[o.nf]
 	}
@@ -250,7 +241,8 @@ const (
 )
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
-// hotel's market (the rooms free for the stay are those netPick found).
+// hotel's market (the rooms free for the stay are those netPick found): its total for
+// one room.
 func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64, x *hotelCandidate) {
 	start := int32(0)
 	if i > 0 {
@@ -263,8 +255,7 @@ func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64
 		if !p.st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
 			continue
 		}
-		t, ok := p.priced(rd, from, days, market, unchanged)
-		if t *= int64(p.st.rooms); ok && (best < 0 || t < total) {
+		if t, ok := p.priced(rd, from, days, market, unchanged); ok && (best < 0 || t < total) {
 			best, total = rd.Index, t
 		}
 	}
@@ -359,7 +350,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		r := &h.Rooms[x.room]
 		page[i] = HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
-			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total, Currency: h.Currency},
+			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total * int64(st.rooms), Currency: h.Currency},
 			Currency: h.Currency}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
@@ -566,11 +557,10 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 
 // hotelCandidate is an item a search found, kept small until the page is chosen.
 type hotelCandidate struct {
-	total int64 // for the stay and the rooms asked
+	total int64 // for the stay and one room: the order of the totals for the rooms asked
 	hotel int32 // index in the search's hotels
 	room  int32 // index in the hotel's Rooms
 	cur   int32 // the hotel's currency, by the search's number for it
-	wide  bool  // a room's prices are wide: netPick's total is to be priced again
 }
 
 var hotelCandidates scratch[hotelCandidate]

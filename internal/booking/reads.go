@@ -212,6 +212,7 @@ type CityHotels struct {
 	currencies []string           // distinct
 	markets    map[string][]int64 // nationality → each hotel's market for it (basis points); absent when none has one
 	scan       []roomScan         // Rooms as netPick reads them, in the same order
+	wide       bool               // a room has wide prices
 }
 
 // roomScan is the part of a RoomDays that netPick reads, 64 bytes instead of 96: the
@@ -226,21 +227,25 @@ type roomScan struct {
 // roomFit packs a room's adults and children in one number, each with a guard bit
 // above it: fit − (needA<<16 | needC) keeps both guards (fitGuards) iff maxAdults ≥
 // needA and maxChildren ≥ needC (needs below 2^15), one comparison for the two. A
-// limit above 2^15 − 1 is taken as that: no party needs more.
+// limit above 2^15 − 1 is taken as that (no party needs more); a room that takes no
+// adult or fewer than no children takes no party (needA ≥ 1).
 func roomFit(maxAdults, maxChildren int) uint32 {
-	clamp := func(n int) uint32 { return uint32(max(min(n, 1<<15-1), 0)) }
-	return (clamp(maxAdults)|1<<15)<<16 | clamp(maxChildren) | 1<<15
+	if maxAdults < 1 || maxChildren < 0 {
+		maxAdults, maxChildren = 0, 0
+	}
+	return uint32(min(maxAdults, 1<<15-1)|1<<15)<<16 | uint32(min(maxChildren, 1<<15-1)|1<<15)
 }
 
 const fitGuards = 1<<31 | 1<<15
 
 // layoutScan lays out c.scan from c.Rooms and c.End.
 func (c *CityHotels) layoutScan() {
-	c.scan = make([]roomScan, len(c.Rooms))
+	c.scan, c.wide = make([]roomScan, len(c.Rooms)), false
 	for k := range c.Rooms {
 		r := &c.Rooms[k]
 		c.scan[k] = roomScan{free: r.Days.Free, price: r.Days.Price, first: r.First, index: r.Index, last: -1,
 			fit: roomFit(r.MaxAdults, r.MaxChildren)}
+		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // netPick's test
 	}
 	start := int32(0)
 	for i, end := range c.End {
