@@ -612,11 +612,16 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 		return keys
 	}
 	// The page's last key once it is full: a candidate that does not come before it
-	// (most of a big city) costs one comparison. A later candidate of the same rank and
-	// price comes after every key so far (its index is higher).
+	// (most of a big city) is left at that. A later candidate of the same rank and
+	// price comes after every key so far (its index is higher). With one currency
+	// (most cities) the price alone decides: one comparison.
 	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
+	one := len(rank) == 1
 	for i := range found {
 		x := &found[i]
+		if x.total >= lastMinor && one && len(keys) == n {
+			continue
+		}
 		r := rank[x.cur]
 		if r > lastRank || r == lastRank && x.total >= lastMinor {
 			continue
@@ -629,7 +634,9 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 				lo = m + 1
 			}
 		}
-		keys = slices.Insert(keys, lo, rankedKey{r, int32(i), x.total})
+		keys = keys[:len(keys)+1] // within its capacity, n+1
+		copy(keys[lo+1:], keys[lo:])
+		keys[lo] = rankedKey{r, int32(i), x.total}
 		if len(keys) >= n {
 			keys = keys[:n]
 			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor
