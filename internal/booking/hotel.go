@@ -160,8 +160,10 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 // party with st.rooms units free every night of the stay (days days from day from):
 // the room of the least sum of nets (the first of equal sums) and that sum, the hotel
 // named base + its index; pickWide for the sum when a free room has wide prices (its
-// room and total to be chosen again). It returns how many it wrote. One loop over each hotel's rooms without calls,
-// the hotel's choice kept as it goes in two values: few live values, kept in registers.
+// room and total to be chosen again). It returns how many it wrote; found has room for
+// one more than c's hotels. One loop over the city's rooms without calls, each
+// hotel's choice written in place as it goes and its candidate ended at its last room
+// (roomScan.last): the loop's few live values stay in registers.
 func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
 	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
 	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.

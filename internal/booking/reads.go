@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -218,10 +219,10 @@ type CityHotels struct {
 // roomScan is the part of a RoomDays that netPick reads, 64 bytes instead of 96: the
 // day slices are the same (the units' own), so it stays in step with Rooms as they do.
 type roomScan struct {
-	free, price            []int32 // Days.Free, Days.Price (nil: wide prices)
-	first, index           int32
-	last                   int32  // the hotel's index in Hotels when this is its last room, else −1
-	fit                    uint32 // roomFit of the room's MaxAdults, MaxChildren
+	free, price  []int32 // Days.Free, Days.Price (nil: wide prices)
+	first, index int32
+	last         int32  // the hotel's index in Hotels when this is its last room, else −1
+	fit          uint32 // roomFit of the room's MaxAdults, MaxChildren
 }
 
 // roomFit packs a room's adults and children in one number, each with a guard bit
@@ -240,7 +241,7 @@ const fitGuards = 1<<31 | 1<<15
 
 // layoutScan lays out c.scan from c.Rooms and c.End.
 func (c *CityHotels) layoutScan() {
-	c.scan, c.wide = make([]roomScan, len(c.Rooms)), false
+	c.scan, c.wide = slices.Grow(c.scan[:0], len(c.Rooms))[:len(c.Rooms)], false
 	for k := range c.Rooms {
 		r := &c.Rooms[k]
 		c.scan[k] = roomScan{free: r.Days.Free, price: r.Days.Price, first: r.First, index: r.Index, last: -1,
@@ -255,7 +256,6 @@ func (c *CityHotels) layoutScan() {
 		start = end
 	}
 }
-
 
 // Index derives from Hotels and Rooms what a search reads (each hotel's currency as a
 // small number, its market for each nationality, the rooms in netPick's narrower
