@@ -4,6 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/pricing"
 )
 
 // TestRoomFitIsFitsRoom: roomFit's one comparison says what hotelStay.fitsRoom says,
@@ -106,6 +110,84 @@ func TestNetPickAsEachRoom(t *testing.T) {
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("round %d: candidate %d is %+v, want %+v", round, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestSpacePickAsEachSpace: spacePick.city's one loop counts and prices what taking
+// each space on its own does: per rental, the spaces that take the guests with a run
+// of the stay free every night, and the least stayTotalRun among them, for a net and a
+// markup partner, over random tables with rentals without spaces, nights without
+// inventory and wide prices.
+func TestSpacePickAsEachSpace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 3000 {
+		c := &CityRentals{}
+		for range rng.IntN(8) {
+			for range rng.IntN(4) { // 0–3 spaces with inventory
+				first, n := int32(rng.IntN(6)), rng.IntN(9)
+				run := DayRun{Free: make([]int32, n)}
+				wide := rng.IntN(8) == 0
+				if wide {
+					run.Wide = make([]int64, n)
+				} else {
+					run.Price = make([]int32, n)
+				}
+				for d := range n {
+					run.Free[d] = int32(rng.IntN(4) - 1) // −1: no inventory
+					if wide {
+						run.Wide[d] = int64(rng.IntN(3)) << 33
+					} else {
+						run.Price[d] = int32(rng.IntN(900))
+					}
+				}
+				c.Spaces = append(c.Spaces, SpaceDays{First: first, MaxGuests: 1 + rng.IntN(6), Days: run})
+			}
+			c.Rentals = append(c.Rentals, &catalog.Rental{ID: int64(len(c.Rentals))})
+			c.End = append(c.End, int32(len(c.Spaces)))
+		}
+		c.Index()
+		con := pricing.Contract{Mode: tradewind.PricingNet}
+		if rng.IntN(2) == 0 {
+			con = pricing.Contract{Mode: tradewind.PricingMarkup, MarkupBP: 1250}
+		}
+		days := int32(1 + rng.IntN(4))
+		st := rentalStay{nights: int(days), guests: 1 + rng.IntN(6)}
+		from := int32(rng.IntN(10))
+		var want []rentalCandidate
+		start := int32(0)
+		for i, end := range c.End {
+			x := rentalCandidate{r: c.Rentals[i]}
+			for _, sd := range c.Spaces[start:end] {
+				if st.guests > sd.MaxGuests {
+					continue
+				}
+				run := sd.Days.Span(from-sd.First, days)
+				if len(run.Free) == 0 {
+					continue
+				}
+				if total, ok := stayTotalLines(&run, st.nights, 1, con.Line); ok {
+					if x.spaces == 0 || total < x.total {
+						x.total = total
+					}
+					x.spaces++
+				}
+			}
+			if x.spaces > 0 {
+				want = append(want, x)
+			}
+			start = end
+		}
+		pick := &spacePick{st: st, con: con, unchanged: con.Unchanged(0), found: []rentalCandidate{{spaces: 9}}}
+		pick.city(c, from, days)
+		if got := pick.found[1:]; len(got) != len(want) || pick.found[0].spaces != 9 {
+			t.Fatalf("round %d: %+v, want %+v after the one found before", round, pick.found, want)
+		} else {
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("round %d: candidate %d is %+v, want %+v", round, i, got[i], want[i])
+				}
 			}
 		}
 	}
