@@ -43,22 +43,7 @@ func TestNetPickAsEachRoom(t *testing.T) {
 		c := &CityHotels{}
 		for range rng.IntN(8) {
 			for k := range rng.IntN(5) { // 0–4 rooms with inventory
-				first, n := int32(rng.IntN(6)), rng.IntN(9)
-				run := DayRun{Free: make([]int32, n)}
-				wide := rng.IntN(8) == 0
-				if wide {
-					run.Wide = make([]int64, n)
-				} else {
-					run.Price = make([]int32, n)
-				}
-				for d := range n {
-					run.Free[d] = int32(rng.IntN(5) - 1) // −1: no inventory
-					if wide {
-						run.Wide[d] = int64(rng.IntN(3)) << 33
-					} else {
-						run.Price[d] = int32(rng.IntN(4)) // ties
-					}
-				}
+				first, run := int32(rng.IntN(6)), randomRun(rng, 5, 4) // prices 0–3: ties
 				c.Rooms = append(c.Rooms, RoomDays{Index: int32(k + rng.IntN(2)), First: first, MaxAdults: 1 + rng.IntN(4),
 					MaxChildren: rng.IntN(3), Days: run})
 			}
@@ -126,22 +111,7 @@ func TestSpacePickAsEachSpace(t *testing.T) {
 		c := &CityRentals{}
 		for range rng.IntN(8) {
 			for range rng.IntN(4) { // 0–3 spaces with inventory
-				first, n := int32(rng.IntN(6)), rng.IntN(9)
-				run := DayRun{Free: make([]int32, n)}
-				wide := rng.IntN(8) == 0
-				if wide {
-					run.Wide = make([]int64, n)
-				} else {
-					run.Price = make([]int32, n)
-				}
-				for d := range n {
-					run.Free[d] = int32(rng.IntN(4) - 1) // −1: no inventory
-					if wide {
-						run.Wide[d] = int64(rng.IntN(3)) << 33
-					} else {
-						run.Price[d] = int32(rng.IntN(900))
-					}
-				}
+				first, run := int32(rng.IntN(6)), randomRun(rng, 4, 900)
 				c.Spaces = append(c.Spaces, SpaceDays{First: first, MaxGuests: 1 + rng.IntN(6), Days: run})
 			}
 			c.Rentals = append(c.Rentals, &catalog.Rental{ID: int64(len(c.Rentals))})
@@ -191,4 +161,26 @@ func TestSpacePickAsEachSpace(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomRun is a run of 0–8 days, each with −1 (no inventory) to free−2 units free;
+// one in eight has wide prices (0, 2^33 or 2^34), the others prices below price.
+func randomRun(rng *rand.Rand, free, price int) DayRun {
+	n := rng.IntN(9)
+	run := DayRun{Free: make([]int32, n)}
+	wide := rng.IntN(8) == 0
+	if wide {
+		run.Wide = make([]int64, n)
+	} else {
+		run.Price = make([]int32, n)
+	}
+	for d := range n {
+		run.Free[d] = int32(rng.IntN(free) - 1)
+		if wide {
+			run.Wide[d] = int64(rng.IntN(3)) << 33
+		} else {
+			run.Price[d] = int32(rng.IntN(price))
+		}
+	}
+	return run
 }

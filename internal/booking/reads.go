@@ -248,10 +248,16 @@ func (c *CityHotels) layoutScan() {
 			fit: roomFit(r.MaxAdults, r.MaxChildren)}
 		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // netPick's test
 	}
+	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
+}
+
+// markLasts calls mark(k, i) for each item i of a flat table (its units end at
+// ends[i]) that has units, k its last unit: where a scan ends the item's candidate.
+func markLasts(ends []int32, mark func(k, i int32)) {
 	start := int32(0)
-	for i, end := range c.End {
-		if end > start { // a hotel without rooms has no candidate
-			c.scan[end-1].last = int32(i)
+	for i, end := range ends {
+		if end > start {
+			mark(end-1, int32(i))
 		}
 		start = end
 	}

@@ -197,13 +197,7 @@ func (c *CityRentals) Index() {
 		c.scan[k] = spaceScan{free: sd.Days.Free, price: sd.Days.Price, first: sd.First,
 			maxGuests: int32(max(min(sd.MaxGuests, math.MaxInt32), math.MinInt32)), last: -1}
 	}
-	start := int32(0)
-	for i, end := range c.End {
-		if end > start { // a rental without spaces has no candidate
-			c.scan[end-1].last = int32(i)
-		}
-		start = end
-	}
+	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
 }
 
 // spaceScan is the part of a SpaceDays that spacePick.city reads, 64 bytes instead of
