@@ -133,117 +133,118 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		return found // no room has a run of the nights asked (stayTotalRun's rule)
 	}
 	n := len(found)
-	found = slices.Grow(found, len(c.Hotels))
-	found = found[:n+netPick(c, from, days, p.st, found[n:n+len(c.Hotels)])]
+	found = slices.Grow(found, len(c.Hotels)+1)
+	found = found[:n+netPick(c, from, days, base, p.st, found[n:n+len(c.Hotels)+1])]
 	// The net sums are the totals for a net partner and a hotel without market; the
 	// others' rooms are priced by stayTotalRun (the same rooms are free: only the price
 	// and so the choice may differ).
 	net := p.con.Unchanged(0)
+	if net && markets == nil && !c.wide {
+		return found
+	}
 	for k := n; k < len(found); k++ {
 		x := &found[k]
-		i := x.hotel
+		i := x.hotel - base
 		market := int64(0)
 		if markets != nil {
 			market = markets[i]
 		}
-		if !net || market != 0 || x.wide {
+		if !net || market != 0 || x.total == pickWide {
 			p.repick(c, i, from, days, market, x)
 		}
-		x.hotel += base
 	}
 	return found
 }
 
 // netPick writes to found, in order, each hotel of c that has a room fitting st's
 // party with st.rooms units free every night of the stay (days days from day from):
-// the room of the least sum of nets (the first of equal sums) and that sum times
-// st.rooms; it returns how many it wrote. Two loops without calls (few live values,
-// so the compiler keeps them in registers): every room's sum, then each hotel's least.
-func netPick(c *CityHotels, from, days int32, st *hotelStay, found []hotelCandidate) int {
-	sums := roomSums.get()
-	if cap(sums) < len(c.Rooms) {
-		sums = make([]int64, len(c.Rooms))
-	}
-	sums = sums[:len(c.Rooms)]
-	netSums(c.Rooms, sums, int(from), int(days), st)
-	ends, curs := c.End, c.currency
-	ends = ends[:len(curs)]
-	q := int64(st.rooms)
-	nf := 0
-	start := int32(0)
-	for i, end := range ends {
-		best, total, wide := int32(-1), int64(0), false
-		for k, t := range sums[start:end] {
-			if t < roomWide+1 {
-				if t == roomWide {
-					wide, t = true, 0 // priced again by repick
-				} else {
-					continue
-				}
-			}
-			if best < 0 || t < total {
-				best, total = int32(k), t
-			}
-		}
-		if best >= 0 && nf < len(found) {
-			found[nf] = hotelCandidate{total: total * q, hotel: int32(i), room: c.Rooms[start+best].Index, cur: curs[i], wide: wide}
-			nf++
-		}
-		start = end
-	}
-	roomSums.put(sums)
-	return nf
-}
-
-// Marks of netSums for rooms without a sum.
-const (
-	roomNone = math.MinInt64     // does not fit the party, or is not free every night of the stay
-	roomWide = math.MinInt64 + 1 // fits and is free, but its prices are wide
-)
-
-// netSums sets sums[k] to the sum of room k's net prices (one room) over days days
-// from day from when it fits st's party and has st.rooms units free every night;
-// roomNone when not, roomWide when it does but its prices are wide.
-func netSums(rooms []RoomDays, sums []int64, from, days int, st *hotelStay) {
-	sums = sums[:len(rooms)]
+// the room of the least sum of nets (the first of equal sums) and that sum, the hotel
+// named base + its index; pickWide for the sum when a free room has wide prices (its
+// room and total to be chosen again). It returns how many it wrote; found has room for
+// one more than c's hotels. One loop over the city's rooms without calls, each
+// hotel's choice written in place as it goes and its candidate ended at its last room
+// (roomScan.last): the loop's few live values stay in registers.
+func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
 	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
-	// ⌈children/n⌉ children (hotelStay.fitsRoom).
-	needA, needC, q := (st.adults+st.rooms-1)/st.rooms, (st.children+st.rooms-1)/st.rooms, int32(st.rooms)
+	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.
+	need := uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
+	q := int32(st.rooms)
+	rooms := c.scan
+	if len(found) <= len(c.currency) {
+		return 0
+	}
+	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
+	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
+	// prices: always chosen, the hotel priced again by repick).
+	out := &pickOut{found: found, curs: c.currency, base: base}
+	x := &found[0]
+	x.total = pickNone
 	for k := range rooms {
-		rd := &rooms[k]
-		t := int64(roomNone)
-		lo := from - int(rd.First)
-		hi := lo + days
-		free := rd.Days.Free
-		if rd.MaxAdults >= needA && rd.MaxChildren >= needC && lo >= 0 && hi <= len(free) {
-			if price := rd.Days.Price; len(price) == len(free) {
-				var sum int64
+		r := &rooms[k]
+		lo := int(from - r.first)
+		hi := lo + int(days)
+		free, t := r.free, int64(pickNone)
+		if (r.fit-need)&fitGuards == fitGuards && lo >= 0 && hi <= len(free) {
+			if price := r.price; len(price) == len(free) {
+				t = 0
 				for d := lo; d < hi; d++ {
 					if free[d] < q { // q ≥ 1: a day without inventory (−1) too
-						sum = roomNone
+						t = pickNone
 						break
 					}
-					sum += int64(price[d])
+					t += int64(price[d])
 				}
-				t = sum
 			} else { // wide prices (Price is nil)
-				t = roomWide
+				t = pickWide
 				for d := lo; d < hi; d++ {
 					if free[d] < q {
-						t = roomNone
+						t = pickNone
 						break
 					}
 				}
 			}
 		}
-		sums[k] = t
+		if t < x.total {
+			x.total, x.room = t, r.index
+		}
+		if h := r.last; h >= 0 { // the hotel's last room
+			x = out.end(x, h)
+		}
 	}
+	return out.nf
 }
 
-var roomSums scratch[int64]
+// pickOut is what netPick has written so far. netPick keeps it in memory, not in
+// registers: its room loop reads it only at a hotel's last room.
+type pickOut struct {
+	found []hotelCandidate // one more than the hotels: the last is scratch
+	nf    int
+	curs  []int32
+	base  int32
+}
+
+// end ends hotel h, its choice at x (found[nf]): a candidate unless none of its rooms
+// was free; it returns the next hotel's place, its total pickNone.
+func (o *pickOut) end(x *hotelCandidate, h int32) *hotelCandidate {
+	if x.total != pickNone {
+		x.hotel, x.cur = o.base+h, o.curs[h]
+		o.nf++
+		x = &o.found[o.nf]
+	}
+	x.total = pickNone
+	return x
+}
+
+// netPick's marks for a room without a sum. A sum of 32-bit nets over a stay's nights
+// is far from either.
+const (
+	pickNone = math.MaxInt64
+	pickWide = math.MinInt64
+)
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
-// hotel's market (the rooms free for the stay are those netPick found).
+// hotel's market (the rooms free for the stay are those netPick found): its total for
+// one room.
 func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64, x *hotelCandidate) {
 	start := int32(0)
 	if i > 0 {
@@ -256,8 +257,7 @@ func (p *roomPick) repick(c *CityHotels, i int32, from, days int32, market int64
 		if !p.st.fitsRoom(rd.MaxAdults, rd.MaxChildren) {
 			continue
 		}
-		t, ok := p.priced(rd, from, days, market, unchanged)
-		if t *= int64(p.st.rooms); ok && (best < 0 || t < total) {
+		if t, ok := p.priced(rd, from, days, market, unchanged); ok && (best < 0 || t < total) {
 			best, total = rd.Index, t
 		}
 	}
@@ -335,6 +335,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				}
 			}
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
+			one.layoutScan()
 			one.currency[0] = internCurrency(&currencies, h.Currency)
 			market[0] = int64(h.Markets[st.nationality])
 			found = pick.city(one, market, int32(len(hotels)), 0, days, found)
@@ -351,7 +352,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		r := &h.Rooms[x.room]
 		page[i] = HotelHit{HotelID: h.ID, Name: h.Name, City: h.City, Country: h.Country, StarRating: h.StarRating,
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
-			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total, Currency: h.Currency},
+			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total * int64(st.rooms), Currency: h.Currency},
 			Currency: h.Currency}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
@@ -558,11 +559,10 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 
 // hotelCandidate is an item a search found, kept small until the page is chosen.
 type hotelCandidate struct {
-	total int64 // for the stay and the rooms asked
+	total int64 // for the stay and one room: the order of the totals for the rooms asked
 	hotel int32 // index in the search's hotels
 	room  int32 // index in the hotel's Rooms
 	cur   int32 // the hotel's currency, by the search's number for it
-	wide  bool  // a room's prices are wide: netPick's total is to be priced again
 }
 
 var hotelCandidates scratch[hotelCandidate]
@@ -614,11 +614,16 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 		return keys
 	}
 	// The page's last key once it is full: a candidate that does not come before it
-	// (most of a big city) costs one comparison. A later candidate of the same rank and
-	// price comes after every key so far (its index is higher).
+	// (most of a big city) is left at that. A later candidate of the same rank and
+	// price comes after every key so far (its index is higher). With one currency
+	// (most cities) the price alone decides: one comparison.
 	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
+	one := len(rank) == 1
 	for i := range found {
 		x := &found[i]
+		if x.total >= lastMinor && one && len(keys) == n {
+			continue
+		}
 		r := rank[x.cur]
 		if r > lastRank || r == lastRank && x.total >= lastMinor {
 			continue
@@ -631,7 +636,9 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 				lo = m + 1
 			}
 		}
-		keys = slices.Insert(keys, lo, rankedKey{r, int32(i), x.total})
+		keys = keys[:len(keys)+1] // within its capacity, n+1
+		copy(keys[lo+1:], keys[lo:])
+		keys[lo] = rankedKey{r, int32(i), x.total}
 		if len(keys) >= n {
 			keys = keys[:n]
 			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor

@@ -135,18 +135,15 @@ func internCurrency(currencies *[]string, currency string) int32 {
 	return int32(len(*currencies) - 1)
 }
 
-// currencyRanks ranks distinct currencies in cheapestFirst's order: the credit
-// currency first (0), then the others by code (1, 2, …); rank[i] is currencies[i]'s.
-// Ordering by rank, then price and index, is cheapestFirst's order.
+// currencyRanks ranks distinct currencies in cheapestFirst's order (rankKey's: the
+// credit currency first, then the others by code); rank[i] is currencies[i]'s: how
+// many come before it. Ordering by rank, then price and index, is cheapestFirst's order.
 func currencyRanks(currencies []string, credit string) []int32 {
 	rank := make([]int32, len(currencies))
 	for i, c := range currencies {
-		if c == credit {
-			continue // 0
-		}
-		rank[i] = 1
+		k := newRankKey(money.Amount{Currency: c}, credit, 0)
 		for _, o := range currencies {
-			if o != credit && o < c {
+			if ko := newRankKey(money.Amount{Currency: o}, credit, 0); ko.compare(&k) < 0 {
 				rank[i]++
 			}
 		}

@@ -17,14 +17,31 @@ import (
 // appendString appends s as a JSON string. Plain ASCII (the catalog's names, cities,
 // codes and URLs) is copied as is; anything else is left to encoding/json.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+	t := s
+	for ; len(t) >= 8; t = t[8:] { // eight bytes at a time (the byte loads combine into one)
+		w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		if plainJSON(w) != 0 {
+			return appendStringSlow(b, s)
+		}
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
 			return appendStringSlow(b, s)
 		}
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainJSON is not 0 when one of the eight bytes of w is not copied as is into a JSON
+// string: ≥ 0x80, < 0x20, '"' or '\\' (the classic tests for a byte less than n and a
+// zero byte, exact as to whether there is one).
+func plainJSON(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w | (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 func appendStringSlow(b []byte, s string) []byte {

@@ -50,3 +50,26 @@ func TestSearchResultsAppendAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendStringEveryByte: appendString writes what encoding/json writes for a string
+// holding any one byte value at any place, inside the eight-byte words it checks at
+// once and in the tail after them.
+func TestAppendStringEveryByte(t *testing.T) {
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				s := []byte("abcdefghijKLMNOPQRS/"[:n])
+				s[at] = byte(c)
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(string(s)); err != nil {
+					t.Fatal(err)
+				}
+				if got, w := string(appendString(nil, string(s))), string(bytes.TrimSuffix(want.Bytes(), []byte("\n"))); got != w {
+					t.Fatalf("%q: got %s, want %s", s, got, w)
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -211,12 +212,62 @@ type CityHotels struct {
 	currency   []int32            // Hotels[i].Currency is currencies[currency[i]]
 	currencies []string           // distinct
 	markets    map[string][]int64 // nationality → each hotel's market for it (basis points); absent when none has one
+	scan       []roomScan         // Rooms as netPick reads them, in the same order
+	wide       bool               // a room has wide prices
 }
 
-// Index derives from Hotels what a search reads of each hotel besides its rooms (its
-// currency as a small number, its market for each nationality); the reader calls it
-// once Hotels is laid out.
+// roomScan is the part of a RoomDays that netPick reads, 64 bytes instead of 96: the
+// day slices are the same (the units' own), so it stays in step with Rooms as they do.
+type roomScan struct {
+	free, price  []int32 // Days.Free, Days.Price (nil: wide prices)
+	first, index int32
+	last         int32  // the hotel's index in Hotels when this is its last room, else −1
+	fit          uint32 // roomFit of the room's MaxAdults, MaxChildren
+}
+
+// roomFit packs a room's adults and children in one number, each with a guard bit
+// above it: fit − (needA<<16 | needC) keeps both guards (fitGuards) iff maxAdults ≥
+// needA and maxChildren ≥ needC (needs below 2^15), one comparison for the two. A
+// limit above 2^15 − 1 is taken as that (no party needs more); a room that takes no
+// adult or fewer than no children takes no party (needA ≥ 1).
+func roomFit(maxAdults, maxChildren int) uint32 {
+	if maxAdults < 1 || maxChildren < 0 {
+		maxAdults, maxChildren = 0, 0
+	}
+	return uint32(min(maxAdults, 1<<15-1)|1<<15)<<16 | uint32(min(maxChildren, 1<<15-1)|1<<15)
+}
+
+const fitGuards = 1<<31 | 1<<15
+
+// layoutScan lays out c.scan from c.Rooms and c.End.
+func (c *CityHotels) layoutScan() {
+	c.scan, c.wide = slices.Grow(c.scan[:0], len(c.Rooms))[:len(c.Rooms)], false
+	for k := range c.Rooms {
+		r := &c.Rooms[k]
+		c.scan[k] = roomScan{free: r.Days.Free, price: r.Days.Price, first: r.First, index: r.Index, last: -1,
+			fit: roomFit(r.MaxAdults, r.MaxChildren)}
+		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // netPick's test
+	}
+	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
+}
+
+// markLasts calls mark(k, i) for each item i of a flat table (its units end at
+// ends[i]) that has units, k its last unit: where a scan ends the item's candidate.
+func markLasts(ends []int32, mark func(k, i int32)) {
+	start := int32(0)
+	for i, end := range ends {
+		if end > start {
+			mark(end-1, int32(i))
+		}
+		start = end
+	}
+}
+
+// Index derives from Hotels and Rooms what a search reads (each hotel's currency as a
+// small number, its market for each nationality, the rooms in netPick's narrower
+// form); the reader calls it once Hotels and Rooms are laid out.
 func (c *CityHotels) Index() {
+	c.layoutScan()
 	c.currency = make([]int32, len(c.Hotels))
 	c.currencies = nil
 	c.markets = nil

@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -88,35 +90,37 @@ type spacePick struct {
 
 // city appends to p.found each rental of c with the number of its spaces that take the
 // guests and are free every night of the stay, and the cheapest total among them; a
-// rental with none is left out. The stay is days days from day from.
+// rental with none is left out. The stay is days days from day from. One loop over the
+// city's spaces (c.scan), each rental's count and total kept in place as it goes and
+// its candidate ended at its last space: a net partner's 32-bit nets summed in place
+// (stayTotalRun's common case), the rest priced by it.
 func (p *spacePick) city(c *CityRentals, from, days int32) {
-	guests, nights := p.st.guests, p.st.nights
-	found := p.found
-	// A net partner, a stay of the nights asked: 32-bit nets are summed in place
-	// (stayTotalRun's common case), the rest priced by it.
-	sum := p.unchanged && int(days) == nights
-	start := int32(0)
-	for i, r := range c.Rentals {
-		end := c.End[i]
-		spaces := c.Spaces[start:end]
-		start = end
-		x := rentalCandidate{r: r}
-		for k := range spaces {
-			sd := &spaces[k]
-			if guests > sd.MaxGuests {
-				continue
-			}
-			lo := from - sd.First
-			hi := lo + days
-			if lo < 0 || lo >= hi || int(hi) > len(sd.Days.Free) {
-				continue // the inventory does not span the stay
-			}
-			var t int64
-			var ok bool
-			if sum && sd.Days.Wide == nil {
-				t, ok = sumNets(sd.Days.Free[:hi], sd.Days.Price, int(lo), 1)
+	if int(days) != p.st.nights {
+		return // no space has a run of the nights asked (stayTotalRun's rule)
+	}
+	guests := int32(min(p.st.guests, math.MaxInt32))
+	n := len(p.found)
+	p.found = slices.Grow(p.found, len(c.Rentals)+1)[:n+len(c.Rentals)+1]
+	out := &spaceOut{found: p.found, nf: n, rentals: c.Rentals}
+	x := &p.found[n]
+	x.spaces = 0
+	spaces, net := c.scan, p.unchanged
+	for k := range spaces {
+		s := &spaces[k]
+		lo := int(from - s.first)
+		hi := lo + int(days)
+		if free := s.free; s.maxGuests >= guests && lo >= 0 && hi <= len(free) {
+			t, ok := int64(0), true
+			if price := s.price; net && len(price) == len(free) {
+				for d := lo; d < hi; d++ {
+					if free[d] < 1 { // a day without inventory (−1) too
+						ok = false
+						break
+					}
+					t += int64(price[d])
+				}
 			} else {
-				t, ok = p.priced(&sd.Days, lo, days)
+				t, ok = p.priced(&c.Spaces[k].Days, int32(lo), days)
 			}
 			if ok {
 				if x.spaces == 0 || t < x.total {
@@ -125,11 +129,31 @@ func (p *spacePick) city(c *CityRentals, from, days int32) {
 				x.spaces++
 			}
 		}
-		if x.spaces > 0 {
-			found = append(found, x)
+		if i := s.last; i >= 0 { // the rental's last space
+			x = out.end(x, i)
 		}
 	}
-	p.found = found
+	p.found = p.found[:out.nf]
+}
+
+// spaceOut is what spacePick.city has written so far, kept in memory: its space loop
+// reads it only at a rental's last space.
+type spaceOut struct {
+	found   []rentalCandidate // one more than the rentals: the last is scratch
+	nf      int
+	rentals []*catalog.Rental
+}
+
+// end ends rental i, its count and total at x (found[nf]): a candidate unless none of
+// its spaces was free; it returns the next rental's place, its count 0.
+func (o *spaceOut) end(x *rentalCandidate, i int32) *rentalCandidate {
+	if x.spaces > 0 {
+		x.r = o.rentals[i]
+		o.nf++
+		x = &o.found[o.nf]
+	}
+	x.spaces = 0
+	return x
 }
 
 // priced is stayTotalRun of days lo..lo+n−1 of days for one space.
@@ -160,6 +184,29 @@ type CityRentals struct {
 	Rentals []*catalog.Rental
 	End     []int32
 	Spaces  []SpaceDays
+
+	scan []spaceScan // Spaces as spacePick.city reads them, in the same order: set by Index
+}
+
+// Index derives from Rentals, End and Spaces what a search reads (the spaces in
+// spacePick.city's narrower form); the reader calls it once the table is laid out.
+func (c *CityRentals) Index() {
+	c.scan = slices.Grow(c.scan[:0], len(c.Spaces))[:len(c.Spaces)]
+	for k := range c.Spaces {
+		sd := &c.Spaces[k]
+		c.scan[k] = spaceScan{free: sd.Days.Free, price: sd.Days.Price, first: sd.First,
+			maxGuests: int32(max(min(sd.MaxGuests, math.MaxInt32), math.MinInt32)), last: -1}
+	}
+	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
+}
+
+// spaceScan is the part of a SpaceDays that spacePick.city reads, 64 bytes instead of
+// 88: the day slices are the same (the units' own), so it stays in step with Spaces.
+type spaceScan struct {
+	free, price []int32 // Days.Free, Days.Price (nil: wide prices)
+	first       int32
+	maxGuests   int32
+	last        int32 // the rental's index in Rentals when this is its last space, else −1
 }
 
 // SpaceDays is one space of a rental and what it can still sell from day First on
@@ -221,6 +268,7 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 				}
 			}
 			one.Rentals[0], one.End[0] = r, int32(len(one.Spaces))
+			one.Index()
 			pick.city(one, 0, days)
 		})
 		if err != nil {

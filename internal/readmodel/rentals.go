@@ -32,6 +32,7 @@ func buildCityRentals(items []*item) *booking.CityRentals {
 		c.Rentals = append(c.Rentals, r)
 		c.End = append(c.End, int32(len(c.Spaces)))
 	}
+	c.Index()
 	return c
 }
 
