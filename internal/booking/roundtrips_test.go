@@ -37,6 +37,25 @@ func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Tra
 
 func (s *statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// TraceBatchStart counts a batch (sqlstore.Dialect.SendBatch) as one round trip, named
+// by its statements' first words.
+func (s *statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		var parts []string
+		for _, q := range d.Batch.QueuedQueries {
+			f := strings.Fields(q.SQL)
+			parts = append(parts, strings.Join(f[:min(len(f), 3)], " "))
+		}
+		s.sent = append(s.sent, "batch["+strings.Join(parts, " | ")+"]")
+	}
+	return ctx
+}
+
+func (s *statements) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (s *statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
 func (s *statements) count(f func()) []string {
 	s.mu.Lock()
 	s.on, s.sent = true, nil
