@@ -299,7 +299,17 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
 			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
 		}
-		if err := tx.BookingCreate(ctx, b); err != nil {
+		// The confirmation event goes with the booking's insert (one round trip on
+		// PostgreSQL): its data needs no booking id.
+		var events []*tradewind.Event
+		if b.Status == tradewind.StatusConfirmed {
+			e, err := s.newEvent(b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now()))
+			if err != nil {
+				return err
+			}
+			events = append(events, e)
+		}
+		if err := tx.BookingCreate(ctx, b, events...); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
@@ -313,11 +323,6 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			} else if !ok {
 				return invalidQuote("The prebook token was already used.")
-			}
-		}
-		if b.Status == tradewind.StatusConfirmed {
-			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
-				return err
 			}
 		}
 		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every

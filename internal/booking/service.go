@@ -127,12 +127,21 @@ func NewEventID(at time.Time) string { return ids.TimeOrdered("evt_", at) }
 
 // emit writes an event for partnerID in the caller's transaction.
 func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ tradewind.EventType, data any) error {
-	raw, err := json.Marshal(data)
+	e, err := s.newEvent(partnerID, typ, data)
 	if err != nil {
 		return err
 	}
+	return q.EventCreate(ctx, e)
+}
+
+// newEvent is an event for partnerID, to write in the caller's transaction.
+func (s *Service) newEvent(partnerID int64, typ tradewind.EventType, data any) (*tradewind.Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
-	return q.EventCreate(ctx, &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: now})
+	return &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: now}, nil
 }
 
 // notFound is the 404 every lookup of a missing or foreign resource returns.

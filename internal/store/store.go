@@ -299,9 +299,10 @@ type Querier interface {
 	// InventoryRelease gives back what a claim took.
 	InventoryRelease(ctx context.Context, c Claim) error
 
-	// BookingCreate inserts b and sets b.ID. ErrConflict when the reference or the
-	// partner reference is taken.
-	BookingCreate(ctx context.Context, b *tradewind.Booking) error
+	// BookingCreate inserts b and sets b.ID, then events as EventCreate does, in one
+	// round trip on PostgreSQL. ErrConflict when the reference or the partner reference
+	// is taken (or, as EventCreate, an event's id).
+	BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)
 	// BookingGetByIdempotencyKey returns the booking the partner's key created in mode

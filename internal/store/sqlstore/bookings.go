@@ -1,9 +1,10 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
 	"time"
 
-	"context"
 	"database/sql"
 	"strings"
 
@@ -32,17 +33,37 @@ func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error
 	return &b, nil
 }
 
-func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking) error {
-	err := q.db.QueryRowContext(ctx, `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
+const bookingInsert = `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
 		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
 		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-		RETURNING id`,
-		b.Reference, b.PartnerID, b.KeyID, string(b.ProductType), b.Status, b.Test, b.PricingMode, b.TotalPrice,
+		RETURNING id`
+
+// BookingCreate inserts b and then events. Where the dialect has writable CTEs, the
+// booking, its events and their deliveries are one statement, one round trip.
+func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
+	args := []any{b.Reference, b.PartnerID, b.KeyID, string(b.ProductType), b.Status, b.Test, b.PricingMode, b.TotalPrice,
 		b.Currency, b.CreditDrawn, nullString(b.PartnerReference), nullString(b.IdempotencyKey), b.ItemID, b.UnitKind,
 		b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote), string(b.Guest), string(b.Details),
-		b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt)).Scan(&b.ID)
-	return q.interpret(err)
+		b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt)}
+	if q.d.WritableCTE && len(events) > 0 {
+		text := `WITH b AS (` + bookingInsert + `)`
+		for i, e := range events {
+			insert, deliveries, eargs := q.eventStatements(e, len(args)+1)
+			text += fmt.Sprintf(`, e%[1]d AS (%[2]s), d%[1]d AS (%[3]s)`, i, insert, deliveries)
+			args = append(args, eargs...)
+		}
+		return q.interpret(q.db.QueryRowContext(ctx, text+` SELECT id FROM b`, args...).Scan(&b.ID))
+	}
+	if err := q.interpret(q.db.QueryRowContext(ctx, bookingInsert, args...).Scan(&b.ID)); err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := q.EventCreate(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {
@@ -151,24 +172,31 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 }
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
-	x := indexedOf(e.Data)
-	const insertEvent = `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	args := []any{e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType}
-	// One pending delivery for every active subscription of the partner to the type.
-	deliveries := `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-		SELECT $1, s.id, 'pending', 0, $5, $5, $5 FROM webhook_subscriptions s
-		WHERE s.partner_id = $2 AND s.active AND s.deleted_at IS NULL
-		AND ` + q.d.JSONListHas("s.event_types", "$3")
+	insert, deliveries, args := q.eventStatements(e, 1)
 	if q.d.WritableCTE { // both inserts in one statement: one round trip per event
-		_, err := q.exec(ctx, `WITH e AS (`+insertEvent+` RETURNING id) `+deliveries, args...)
+		_, err := q.exec(ctx, `WITH e AS (`+insert+`) `+deliveries, args...)
 		return err
 	}
-	if _, err := q.exec(ctx, insertEvent, args...); err != nil {
+	if _, err := q.exec(ctx, insert, args...); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, deliveries, e.ID, e.PartnerID, e.Type, nil, ts(e.CreatedAt))
+	_, err := q.exec(ctx, deliveries, args[:5]...) // up to the last it uses, $5
 	return err
+}
+
+// eventStatements returns the insert of e and the insert of its deliveries (one pending
+// delivery for every active subscription of the partner to the type), and their
+// arguments, numbered from $first.
+func (q *queries) eventStatements(e *tradewind.Event, first int) (insert, deliveries string, args []any) {
+	x := indexedOf(e.Data)
+	p := func(i int) string { return fmt.Sprintf("$%d", first+i) }
+	insert = `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
+		VALUES (` + placeholders(first, 8) + `)`
+	deliveries = `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT ` + p(0) + `, s.id, 'pending', 0, ` + p(4) + `, ` + p(4) + `, ` + p(4) + ` FROM webhook_subscriptions s
+		WHERE s.partner_id = ` + p(1) + ` AND s.active AND s.deleted_at IS NULL
+		AND ` + q.d.JSONListHas("s.event_types", p(2))
+	return insert, deliveries, []any{e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType}
 }
 
 func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error) {

@@ -35,6 +35,8 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Savepoints":          exerciseSavepoints,
 		"SavepointNext":       exerciseSavepointNext,
 		"Events":              exerciseEvents,
+		"BookingWithEvents":   exerciseBookingWithEvents,
+		"SavepointHeld":       exerciseSavepointHeld,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
@@ -661,5 +663,111 @@ func exerciseEvents(t *testing.T, s store.Store) {
 	}
 	if err := s.EventCreate(ctx, e); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("duplicate event id: %v", err)
+	}
+}
+
+// exerciseBookingWithEvents: BookingCreate writes the booking and the events given
+// with it, each with one pending delivery per matching subscription, or none of them
+// (a partner reference taken, in the transaction that rolls back).
+func exerciseBookingWithEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	sub := newSubscription(t, s, p.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	event := func(id, ref string) *tradewind.Event {
+		return &tradewind.Event{ID: id, PartnerID: p.ID, Type: tradewind.EventBookingConfirmed,
+			Data: []byte(`{"reference":"` + ref + `","product_type":"hotel"}`), CreatedAt: now}
+	}
+	b := newBooking(p, "HTL-AAAAAAAA", "PO-1", "k1")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, b, event("evt_b1", b.Reference))
+	}); err != nil || b.ID == 0 {
+		t.Fatalf("BookingCreate with an event: %v (id %d)", err, b.ID)
+	}
+	if got, err := s.BookingGetByReference(ctx, p.ID, b.Reference); err != nil || got.ID != b.ID {
+		t.Fatalf("booking = %+v, %v", got, err)
+	}
+	evs, err := s.EventListByBooking(ctx, p.ID, b.Reference)
+	if err != nil || len(evs) != 1 || evs[0].ID != "evt_b1" {
+		t.Fatalf("events of the booking = %+v, %v", evs, err)
+	}
+	if list, err := s.DeliveryList(ctx, store.DeliveryFilter{EventID: "evt_b1"}); err != nil || len(list) != 1 ||
+		list[0].SubscriptionID != sub.ID || list[0].Status != store.DeliveryPending {
+		t.Fatalf("deliveries = %+v, %v", list, err)
+	}
+	// A taken partner reference: ErrConflict, and neither booking nor event stays.
+	dup := newBooking(p, "HTL-BBBBBBBB", "PO-1", "k2")
+	err = s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, dup, event("evt_b2", dup.Reference))
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("duplicate partner reference with an event: %v", err)
+	}
+	if evs, err := s.EventListByBooking(ctx, p.ID, dup.Reference); err != nil || len(evs) != 0 {
+		t.Errorf("the refused booking's event stayed: %+v, %v", evs, err)
+	}
+	// Without events, as before; two events at once.
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-CCCCCCCC", "", "k3")); err != nil {
+		t.Errorf("BookingCreate without events: %v", err)
+	}
+	two := newBooking(p, "HTL-DDDDDDDD", "", "k4")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, two, event("evt_b3", two.Reference), event("evt_b4", two.Reference))
+	}); err != nil {
+		t.Fatalf("BookingCreate with two events: %v", err)
+	}
+	if evs, err := s.EventListByBooking(ctx, p.ID, two.Reference); err != nil || len(evs) != 2 {
+		t.Errorf("events of the booking with two = %+v, %v", evs, err)
+	}
+}
+
+// exerciseSavepointHeld: a savepoint taken just before a statement that fails is in
+// place when it fails (PostgreSQL sends the savepoint with that statement), so the
+// rollback to it keeps what came before; a savepoint that nothing followed commits.
+func exerciseSavepointHeld(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	key := func(k string) store.IdempotencyRecord {
+		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
+	}
+	err := s.InTx(ctx, func(q store.Querier) error {
+		sp := q.(store.Savepoints)
+		if err := q.IdempotencyClaim(ctx, key("a")); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Savepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("claim of a used key = %v, want ErrConflict", err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatalf("rollback to the savepoint sent with the failed statement: %v", err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("b")); err != nil {
+			t.Fatal(err)
+		}
+		// A query after a held savepoint, then a part rolled back alone.
+		if err := sp.SavepointNext(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.IdempotencyGet(ctx, p.ID, "live", "b"); err != nil {
+			t.Fatalf("read after a held savepoint: %v", err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("c")); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		// Nothing follows the last one.
+		return sp.SavepointNext(ctx, "part")
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	for k, want := range map[string]bool{"a": true, "b": true, "c": false} {
+		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
+			t.Errorf("key %s: %v, want present %v", k, err, want)
+		}
 	}
 }
