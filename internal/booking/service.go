@@ -49,6 +49,13 @@ type Service struct {
 	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
 	// PostgreSQL.
 	BookGroupsAtOnce int
+	// BookGroupLockWait, when positive, bounds how long a booking in a group waits for
+	// a row another transaction holds (store.LockWaits; PostgreSQL): past it the
+	// booking rolls back to its savepoint and runs again alone after its group, as a
+	// deadlock's loser does, rather than hold its group (and a group waiting for it in a
+	// cycle) until PostgreSQL's deadlock_timeout (1 s by default). The group's credit
+	// draws are not bounded: they wait only for other groups' commits. 0: no bound.
+	BookGroupLockWait time.Duration
 	// QuoteCacheItems is how many decoded catalog items quotes keep (itemcache.go):
 	// 0 is DefaultQuoteCacheItems, a negative number keeps none.
 	QuoteCacheItems int

@@ -57,10 +57,20 @@ type Savepoints interface {
 	SavepointNext(ctx context.Context, name string) error
 }
 
+// LockWaits bounds how long the rest of a transaction's statements wait for a row
+// another transaction holds: a statement that would wait longer fails (PostgreSQL: SET
+// LOCAL lock_timeout, sent with the next statement), as the one PostgreSQL picks to break
+// a deadlock does, but without waiting deadlock_timeout first. 0 lifts the bound. The
+// Querier of InTx implements it; SQLite's transactions never wait for a row (one
+// writer), and there it does nothing.
+type LockWaits interface {
+	LimitLockWait(ctx context.Context, d time.Duration) error
+}
+
 // ErrNoSavepoints: a transaction offers no savepoints.
 var ErrNoSavepoints = errors.New("store: the transaction has no savepoints")
 
-// ForwardSavepoints passes Tx's savepoints through; a wrapper of a transaction's
+// ForwardSavepoints passes Tx's savepoints (and LockWaits) through; a wrapper of a transaction's
 // Querier (a spy noting what the transaction writes) embeds it beside the Querier so
 // that the wrapped transaction still offers Savepoints.
 type ForwardSavepoints struct{ Tx Querier }
@@ -91,6 +101,14 @@ func (f ForwardSavepoints) SavepointNext(ctx context.Context, name string) error
 		return sp.SavepointNext(ctx, name)
 	}
 	return ErrNoSavepoints
+}
+
+// LimitLockWait passes Tx's bound on lock waits through; none where Tx has none.
+func (f ForwardSavepoints) LimitLockWait(ctx context.Context, d time.Duration) error {
+	if lw, ok := f.Tx.(LockWaits); ok {
+		return lw.LimitLockWait(ctx, d)
+	}
+	return nil
 }
 
 // Item is a catalog record: the catalog JSON of a hotel, activity, rental or package

@@ -38,6 +38,7 @@ var Dialect = sqlstore.Dialect{
 	UTCDay:           func(column string) string { return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	CopyFrom:         copyFrom,
 	SendBatch:        sendBatch,
+	LockTimeout:      "SET LOCAL lock_timeout = %d",
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,
 	MultiStatement:   true,

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-var _ store.Savepoints = (*queries)(nil)
+var (
+	_ store.Savepoints = (*queries)(nil)
+	_ store.LockWaits  = (*queries)(nil)
+)
 
 // errNotInTx: savepoints exist only in a transaction (the Querier of InTx).
 var errNotInTx = errors.New("sqlstore: savepoint outside a transaction")
@@ -84,4 +88,26 @@ func (q *queries) ReleaseSavepoint(ctx context.Context, name string) error {
 // SavepointNext releases the savepoint and starts the next part under the same name.
 func (q *queries) SavepointNext(ctx context.Context, name string) error {
 	return q.savepoints(ctx, name, "RELEASE SAVEPOINT ", "SAVEPOINT ")
+}
+
+// LimitLockWait bounds the transaction's lock waits (store.LockWaits): held and sent with
+// the next statement where the transaction holds statements back (deferredTx).
+func (q *queries) LimitLockWait(ctx context.Context, d time.Duration) error {
+	if q.conn == nil {
+		return errNotInTx
+	}
+	if q.d.LockTimeout == "" {
+		return nil
+	}
+	ms := d.Milliseconds()
+	if d > 0 {
+		ms = max(ms, 1) // 0 would lift the bound
+	}
+	stmt := fmt.Sprintf(q.d.LockTimeout, ms)
+	if t := q.deferred(); t != nil {
+		t.hold(stmt)
+		return nil
+	}
+	_, err := q.db.ExecContext(ctx, stmt)
+	return err
 }

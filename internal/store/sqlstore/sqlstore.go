@@ -85,6 +85,9 @@ type Dialect struct {
 	// the first that fails stops the rest and is the error. A transaction then holds
 	// its savepoint statements back and sends them with its next statement (deferredTx).
 	SendBatch func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) (int64, error)
+	// LockTimeout, where set, is the statement that bounds a transaction's lock waits
+	// to %d milliseconds, 0 for none (store.LockWaits; PostgreSQL's SET LOCAL lock_timeout).
+	LockTimeout string
 	// StmtCache prepares each statement text of a transaction once on the writer and
 	// reuses it (stmtcache.go): SQLite, whose driver parses the text on every call
 	// otherwise. pgx keeps its own cache of prepared statements per connection.

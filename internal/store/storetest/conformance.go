@@ -37,6 +37,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Events":              exerciseEvents,
 		"BookingWithEvents":   exerciseBookingWithEvents,
 		"SavepointHeld":       exerciseSavepointHeld,
+		"LockWaits":           exerciseLockWaits,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
@@ -769,5 +770,79 @@ func exerciseSavepointHeld(t *testing.T, s store.Store) {
 		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
 			t.Errorf("key %s: %v, want present %v", k, err, want)
 		}
+	}
+}
+
+// exerciseLockWaits: LimitLockWait bounds a transaction's wait for a row another
+// transaction holds (its statement fails instead of waiting), 0 lifts the bound; on
+// SQLite, whose transactions never wait for a row, it does nothing.
+func exerciseLockWaits(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	bounded := func(d time.Duration, lift bool) error {
+		return s.InTx(ctx, func(q store.Querier) error {
+			lw, ok := q.(store.LockWaits)
+			if !ok {
+				t.Fatal("the transaction's Querier does not implement store.LockWaits")
+			}
+			if err := lw.LimitLockWait(ctx, d); err != nil {
+				return err
+			}
+			if lift {
+				if err := lw.LimitLockWait(ctx, 0); err != nil {
+					return err
+				}
+			}
+			if ok, err := q.CreditDraw(ctx, p.ID, 1); err != nil || !ok {
+				return fmt.Errorf("draw %v: %w", ok, err)
+			}
+			return nil
+		})
+	}
+	if s.Dialect() != "postgres" {
+		if err := bounded(time.Millisecond, false); err != nil {
+			t.Fatalf("a bounded transaction alone: %v", err)
+		}
+		return
+	}
+	// Another transaction holds the partner's row for hold.
+	const hold = 1500 * time.Millisecond
+	holding := func() chan error {
+		held, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			done <- s.InTx(ctx, func(q store.Querier) error {
+				if ok, err := q.CreditDraw(ctx, p.ID, 1); err != nil || !ok {
+					return fmt.Errorf("holder's draw %v: %w", ok, err)
+				}
+				close(held)
+				time.Sleep(hold)
+				return nil
+			})
+		}()
+		<-held
+		return done
+	}
+	done := holding()
+	start := time.Now()
+	err := bounded(100*time.Millisecond, false)
+	if waited := time.Since(start); err == nil || waited >= hold {
+		t.Errorf("a draw bounded to 100 ms on a row held for %v: %v after %v; want a failure before the holder commits", hold, err, waited)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	done = holding()
+	start = time.Now()
+	if err := bounded(100*time.Millisecond, true); err != nil {
+		t.Errorf("a draw whose bound was lifted: %v", err)
+	}
+	if waited := time.Since(start); waited < hold/2 {
+		t.Errorf("a draw whose bound was lifted answered after %v, before the holder committed", waited)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PartnerGetByID(ctx, p.ID); err != nil || got.CreditUsed != 3 {
+		t.Errorf("credit used %d, %v; want 3 (two holders' draws and the lifted one's)", got.CreditUsed, err)
 	}
 }
