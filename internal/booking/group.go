@@ -63,7 +63,7 @@ type txJob struct {
 
 // groupCommitter forms and commits the groups of one service.
 type groupCommitter struct {
-	st     store.Store
+	st       store.Store
 	max      int           // bookings per group at most
 	atOnce   int           // groups running their bookings at the same time at most
 	lockWait time.Duration // a booking's lock waits bounded to it (> 0; Service.BookGroupLockWait)
