@@ -69,13 +69,14 @@ func (s *statements) count(f func()) []string {
 
 // BookStatementsPostgres is how many statements (round trips: a batch counts one) a
 // live hotel booking sends to PostgreSQL through the service (docs/performance.md,
-// "The write path", "pgbook5"): the item and its inventory (the quote ahead, outside
-// the transaction), BEGIN, the idempotency claim (which answers a retry: no lookup of
-// the key before), the claim (on condition that the item is still the one priced; it
-// returns the days it sold out), the booking with its event and the event's deliveries
-// (one statement), the credit draw (last: it locks the partner's row until COMMIT),
-// COMMIT. It was 13 before the write path was reworked, 10 before pgbook5.
-const BookStatementsPostgres = 8
+// "The write path", "pgbook5"): the item with its room's nights (the quote ahead,
+// outside the transaction, one statement), BEGIN, the idempotency claim (which answers
+// a retry: no lookup of the key before), the claim (on condition that the item is
+// still the one priced; it returns the days it sold out), the booking with its event
+// and the event's deliveries (one statement), the credit draw (last: it locks the
+// partner's row until COMMIT), COMMIT. It was 13 before the write path was reworked,
+// 10 before pgbook5.
+const BookStatementsPostgres = 7
 
 // BookTxStatementsPostgres is how many of them the booking's transaction sends, BEGIN
 // and COMMIT included: 9 while the quote (item, inventory) was read under it, 7 while
@@ -175,7 +176,7 @@ func TestBookGroupRoundTripsPostgres(t *testing.T) {
 	group(2)
 	sent := tr.count(func() { group(3) })
 	n := len(doc.Hotels)
-	want := n*(BookStatementsPostgres-3) + BookGroupStatementsPostgres // BEGIN, draw, COMMIT
+	want := n*(BookStatementsPostgres-3) + BookGroupStatementsPostgres // less BEGIN, draw, COMMIT
 	t.Logf("%d statements for %d bookings in one group (at most %d):\n%s", len(sent), n, want, strings.Join(sent, "\n"))
 	if len(sent) > want {
 		t.Errorf("a group of %d live bookings sent %d statements to PostgreSQL; want at most %d:\n%s", n, len(sent), want, strings.Join(sent, "\n"))
@@ -184,5 +185,40 @@ func TestBookGroupRoundTripsPostgres(t *testing.T) {
 	// credit draw (the savepoint in the first one's batch); then the group's draw and COMMIT.
 	if got, want := inTx(sent), n*(BookTxStatementsPostgres-3)+BookGroupStatementsPostgres; got > want {
 		t.Errorf("a group of %d live bookings sent %d statements under its transaction; want at most %d:\n%s", n, got, want, strings.Join(sent, "\n"))
+	}
+}
+
+// PrebookStatementsPostgres is how many statements a hotel prebook sends to
+// PostgreSQL: the hotel with its room's nights (one statement, store.ItemWithUnitDays;
+// two before pgbook5) and the prebook's insert.
+const PrebookStatementsPostgres = 2
+
+// TestPrebookRoundTripsPostgres: a prebook sends no more statements than counted.
+func TestPrebookRoundTripsPostgres(t *testing.T) {
+	t.Parallel()
+	tr := &statements{}
+	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
+		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { st.Close() })
+		return st
+	}}
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	prebook := func(i int) {
+		h := doc.Hotels[i%len(doc.Hotels)]
+		q := &booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+			CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(3 + i), Rooms: 1, Adults: 1}
+		if _, err := svc.Prebook(context.Background(), c, q); err != nil {
+			t.Fatalf("prebook: %v", err)
+		}
+	}
+	prebook(0)
+	sent := tr.count(func() { prebook(1) })
+	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
+	if len(sent) > PrebookStatementsPostgres {
+		t.Errorf("a prebook sent %d statements to PostgreSQL; want at most %d:\n%s", len(sent), PrebookStatementsPostgres, strings.Join(sent, "\n"))
 	}
 }

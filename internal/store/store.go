@@ -277,6 +277,11 @@ type Querier interface {
 	ItemPut(ctx context.Context, it *Item) (bool, error)
 	// ItemGet returns one item. ErrNotFound.
 	ItemGet(ctx context.Context, kind tradewind.ProductType, id int64) (*Item, error)
+	// ItemWithUnitDays returns one item and the days q selects of one of its units
+	// (q.ItemIDs and q.UnitIDs one id each, the item's), in day order, as ItemGet and
+	// InventoryList would, in one statement: a quote's two reads in one round trip.
+	// ErrNotFound when the item is missing.
+	ItemWithUnitDays(ctx context.Context, kind tradewind.ProductType, id int64, q InventoryQuery) (*Item, []InventoryRow, error)
 	// ItemListByCity returns the items of a kind in a city (lower-case key), by id.
 	ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*Item, error)
 	// ItemListByIDs returns the stored items of a kind among ids, with their

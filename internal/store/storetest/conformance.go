@@ -25,6 +25,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Inventory":           exerciseInventory,
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
 		"InventoryItemUnits":  exerciseInventoryItemUnits,
+		"ItemWithUnitDays":    exerciseItemWithUnitDays,
 		"BulkWrites":          exerciseBulkWrites,         // bulk.go
 		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
 		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
@@ -844,5 +845,45 @@ func exerciseLockWaits(t *testing.T, s store.Store) {
 	}
 	if got, err := s.PartnerGetByID(ctx, p.ID); err != nil || got.CreditUsed != 3 {
 		t.Errorf("credit used %d, %v; want 3 (two holders' draws and the lifted one's)", got.CreditUsed, err)
+	}
+}
+
+// exerciseItemWithUnitDays: one item and its unit's days in one call answer what ItemGet
+// and InventoryList answer; ErrNotFound without the item, no days without inventory.
+func exerciseItemWithUnitDays(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	item := &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"id":7,"name":"it's"}`)}
+	if _, err := s.ItemPut(ctx, item); err != nil {
+		t.Fatal(err)
+	}
+	inv := append(rows(tradewind.UnitRoom, 1, 7, 3, "2027-01-01", "2027-01-02", "2027-01-03", "2027-01-04"),
+		rows(tradewind.UnitRoom, 2, 7, 5, "2027-01-02")...)
+	inv[2].Price = 1500
+	if err := s.InventoryPut(ctx, inv); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	q := store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, UnitIDs: []int64{1}, From: "2027-01-02", To: "2027-01-03"}
+	it, days, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 7, q)
+	if err != nil {
+		t.Fatalf("ItemWithUnitDays: %v", err)
+	}
+	want, _ := s.ItemGet(ctx, tradewind.ProductHotel, 7)
+	if it.Kind != want.Kind || it.ID != want.ID || it.CityKey != want.CityKey || string(it.Data) != string(want.Data) {
+		t.Errorf("item = %+v, want %+v", it, want)
+	}
+	wantDays, _ := s.InventoryList(ctx, q)
+	if !slices.Equal(days, wantDays) || len(days) != 2 || days[0].Sold != 2 || days[1].Price != 1500 {
+		t.Errorf("days = %+v, want %+v", days, wantDays)
+	}
+	q.From, q.To = "2027-02-01", "2027-02-02"
+	if it, days, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 7, q); err != nil || it == nil || len(days) != 0 {
+		t.Errorf("days without inventory = %+v, %+v, %v; want the item and none", it, days, err)
+	}
+	q.ItemIDs = []int64{8}
+	if _, _, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 8, q); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a missing item: %v, want ErrNotFound", err)
 	}
 }
