@@ -100,10 +100,9 @@ func inTx(sent []string) int {
 	return last - first + 1
 }
 
-// TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
-func TestBookRoundTripsPostgres(t *testing.T) {
-	t.Parallel()
-	tr := &statements{}
+// tracedService is a live service on PostgreSQL over 4 hotels whose statements tr counts.
+func tracedService(t *testing.T) (tr *statements, svc *booking.Service, c *booking.Caller, doc *catalog.Document) {
+	tr = &statements{}
 	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
 		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
 		if err != nil {
@@ -112,8 +111,15 @@ func TestBookRoundTripsPostgres(t *testing.T) {
 		tb.Cleanup(func() { st.Close() })
 		return st
 	}}
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
-	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	doc = catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
+	svc, c = liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	return tr, svc, c, doc
+}
+
+// TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
+func TestBookRoundTripsPostgres(t *testing.T) {
+	t.Parallel()
+	tr, svc, c, doc := tracedService(t)
 	book := func(i int) {
 		h := doc.Hotels[i%len(doc.Hotels)]
 		req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
@@ -146,17 +152,7 @@ const BookGroupStatementsPostgres = 3
 // one before pgbook5).
 func TestBookGroupRoundTripsPostgres(t *testing.T) {
 	t.Parallel()
-	tr := &statements{}
-	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
-		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { st.Close() })
-		return st
-	}}
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
-	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	tr, svc, c, doc := tracedService(t)
 	svc.BookGroupMax = booking.DefaultBookGroupMax
 	group := func(day int) {
 		var reqs []*booking.BookRequest
@@ -196,17 +192,7 @@ const PrebookStatementsPostgres = 2
 // TestPrebookRoundTripsPostgres: a prebook sends no more statements than counted.
 func TestPrebookRoundTripsPostgres(t *testing.T) {
 	t.Parallel()
-	tr := &statements{}
-	o := storetest.Opener{Name: "postgres", Open: func(tb testing.TB) *sqlstore.DB {
-		st, err := postgres.OpenTraced(context.Background(), storetest.PostgresDSN(tb), tr)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { st.Close() })
-		return st
-	}}
-	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Cities: 1, Days: 30, Seed: 1, Start: apitest.Start})
-	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), doc, "100000000")
+	tr, svc, c, doc := tracedService(t)
 	prebook := func(i int) {
 		h := doc.Hotels[i%len(doc.Hotels)]
 		q := &booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,

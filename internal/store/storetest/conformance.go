@@ -530,9 +530,7 @@ func exerciseTxRollback(t *testing.T, s store.Store) {
 func exerciseSavepointNext(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
-	key := func(k string) store.IdempotencyRecord {
-		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
-	}
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
 	err := s.InTx(ctx, func(q store.Querier) error {
 		sp := q.(store.Savepoints)
 		if err := sp.Savepoint(ctx, "part"); err != nil {
@@ -575,11 +573,7 @@ func exerciseSavepointNext(t *testing.T, s store.Store) {
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 16 {
 		t.Errorf("credit used %d, want 16 (5 and 11; the 7 rolled back to its savepoint)", got.CreditUsed)
 	}
-	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
-		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
-			t.Errorf("key %s: %v, want present %v", k, err, want)
-		}
-	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": false, "c": true})
 }
 
 // exerciseSavepoints: a part of a transaction rolled back to its savepoint leaves no
@@ -588,9 +582,7 @@ func exerciseSavepointNext(t *testing.T, s store.Store) {
 func exerciseSavepoints(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
-	key := func(k string) store.IdempotencyRecord {
-		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
-	}
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
 	err := s.InTx(ctx, func(q store.Querier) error {
 		sp, ok := q.(store.Savepoints)
 		if !ok {
@@ -639,11 +631,7 @@ func exerciseSavepoints(t *testing.T, s store.Store) {
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 103 {
 		t.Errorf("credit used %d, want 103 (100 and 3; the 20 rolled back to its savepoint)", got.CreditUsed)
 	}
-	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
-		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
-			t.Errorf("key %s: %v, want present %v", k, err, want)
-		}
-	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": false, "c": true})
 	if sp, ok := s.(store.Savepoints); ok {
 		if err := sp.Savepoint(ctx, "x"); err == nil {
 			t.Error("a savepoint outside a transaction was accepted")
@@ -728,9 +716,7 @@ func exerciseBookingWithEvents(t *testing.T, s store.Store) {
 func exerciseSavepointHeld(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
-	key := func(k string) store.IdempotencyRecord {
-		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
-	}
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
 	err := s.InTx(ctx, func(q store.Querier) error {
 		sp := q.(store.Savepoints)
 		if err := q.IdempotencyClaim(ctx, key("a")); err != nil {
@@ -767,11 +753,7 @@ func exerciseSavepointHeld(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatalf("InTx = %v", err)
 	}
-	for k, want := range map[string]bool{"a": true, "b": true, "c": false} {
-		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
-			t.Errorf("key %s: %v, want present %v", k, err, want)
-		}
-	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": true, "c": false})
 }
 
 // exerciseLockWaits: LimitLockWait bounds a transaction's wait for a row another
@@ -885,5 +867,20 @@ func exerciseItemWithUnitDays(t *testing.T, s store.Store) {
 	q.ItemIDs = []int64{8}
 	if _, _, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 8, q); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a missing item: %v, want ErrNotFound", err)
+	}
+}
+
+// liveKey is the live idempotency record of p's key k.
+func liveKey(p *tradewind.Partner, k string) store.IdempotencyRecord {
+	return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
+}
+
+// keysPresent checks which of p's live idempotency keys are recorded.
+func keysPresent(t *testing.T, s store.Store, p *tradewind.Partner, want map[string]bool) {
+	t.Helper()
+	for k, w := range want {
+		if _, err := s.IdempotencyGet(context.Background(), p.ID, "live", k); (err == nil) != w {
+			t.Errorf("key %s: %v, want present %v", k, err, w)
+		}
 	}
 }
