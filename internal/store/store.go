@@ -47,8 +47,9 @@ type Store interface {
 // ReleaseSavepoint; RollbackToSavepoint undoes what it wrote (and, on PostgreSQL, clears
 // the transaction's aborted state after a failed statement) and keeps the savepoint,
 // which ReleaseSavepoint then drops. SavepointNext ends a part as ReleaseSavepoint does
-// and starts the next one under the same name, in one round trip on PostgreSQL. COMMIT
-// keeps the last part without a release. The rest of the transaction commits as usual.
+// and starts the next one under the same name. On PostgreSQL a savepoint taken or
+// released costs no round trip of its own: it is sent with the transaction's next
+// statement (sqlstore's deferredTx). COMMIT keeps the last part without a release. The rest of the transaction commits as usual.
 // name is a plain SQL identifier (letters, digits, underscores).
 type Savepoints interface {
 	Savepoint(ctx context.Context, name string) error
