@@ -59,8 +59,9 @@ type config struct {
 	rounds                                int    // off/on pairs per read scenario with --request-log both
 	cpuProfile                            string
 	writerShare                           float64
-	bookGroupMax                          int // booking.Service.BookGroupMax
-	bookGroupsAtOnce                      int // booking.Service.BookGroupsAtOnce
+	bookGroupMax                          int           // booking.Service.BookGroupMax
+	bookGroupsAtOnce                      int           // booking.Service.BookGroupsAtOnce
+	bookGroupLockWait                     time.Duration // booking.Service.BookGroupLockWait
 }
 
 func main() {
@@ -83,6 +84,7 @@ func main() {
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, booking.DefaultBookGroupMax)")
 	flag.IntVar(&c.bookGroupsAtOnce, "book-groups-at-once", 0, "group commits running their bookings at the same time at most (0: the service's default, 1 on SQLite, booking.DefaultBookGroupsAtOnce on PostgreSQL)")
+	flag.DurationVar(&c.bookGroupLockWait, "book-group-lock-wait", 0, "PostgreSQL: how long a booking in a group waits for a row another transaction holds before it runs again alone (0: no bound; deadlocks wait for deadlock_timeout)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
@@ -147,6 +149,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	svc.BookGroupMax = c.bookGroupMax
 	svc.BookGroupsAtOnce = c.bookGroupsAtOnce
+	svc.BookGroupLockWait = c.bookGroupLockWait
 	// Keys and partners from memory, as serve has them (authcache).
 	auth := authcache.New(st, nil)
 	authCtx, stopAuth := context.WithCancel(ctx)

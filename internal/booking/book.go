@@ -164,7 +164,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		return nil, false, err
 	}
 	// Announced to the group commits as it starts, so that a group waits for it rather
-	// than commit without it (group.go); its replay lookup and its quote ahead come first.
+	// than commit without it (group.go); its quote ahead comes first.
 	coming := s.groups().announce()
 	defer coming.arrived()
 	if coming != nil {
@@ -174,17 +174,17 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		runtime.Gosched()
 	}
 	hash := requestHash(req)
-	if b, err := s.replayOf(ctx, s.Store, c, idemKey, hash); err == nil {
-		return s.View(b), true, nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, false, err
-	}
+	// No lookup of the key's booking first (one round trip less for every new booking):
+	// the idempotency claim, the first statement of the booking's transaction, refuses
+	// a key already used (errReplay), and every failure is answered below with the
+	// key's booking when there is one. A retry costs the checks and reads of a booking
+	// up to that claim, and takes and writes nothing.
 	created, err := s.book(ctx, c, idemKey, hash, req, coming)
 	if err != nil {
-		// Another request with the same key may have created the booking while this one
-		// was checked (it took the last room, or the prebook token): every request of
-		// one key answers with that booking, or 422 when it asked for another one,
-		// whatever else went wrong here.
+		// This request's key may have created a booking already, or another request's
+		// while this one was checked (it took the last room, or the prebook token): every
+		// request of one key answers with that booking, or 422 when it asked for another
+		// one, whatever else went wrong here.
 		b, gerr := s.replayOf(ctx, s.Store, c, idemKey, hash)
 		if gerr == nil {
 			return s.View(b), true, nil
@@ -244,10 +244,10 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	// either way under ctx, the transaction's own context.
 	err = s.bookTx(ctx, coming, func(ctx context.Context, tx store.Querier) error {
 		created = nil
-		// No lookup of the key's booking here: its record, claimed below, is written with
-		// every booking, so a booking committed since the replay check above makes the
-		// claim conflict; one whose record the retention job deleted conflicts on the
-		// bookings' own unique key, and Book answers it as a replay all the same.
+		// No lookup of the key's booking, here or before: its record, claimed below, is
+		// written with every booking, so a booking of the key makes the claim conflict;
+		// one whose record the retention job deleted conflicts on the bookings' own
+		// unique key, and Book answers it as a replay all the same.
 		rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: idemKey, RequestHash: hash, CreatedAt: s.now()}
 		if err := tx.IdempotencyClaim(ctx, rec); err != nil {
 			if errors.Is(err, store.ErrConflict) {
@@ -310,7 +310,17 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
 			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
 		}
-		if err := tx.BookingCreate(ctx, b); err != nil {
+		// The confirmation event goes with the booking's insert (one round trip on
+		// PostgreSQL): its data needs no booking id.
+		var events []*tradewind.Event
+		if b.Status == tradewind.StatusConfirmed {
+			e, err := s.newEvent(b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now()))
+			if err != nil {
+				return err
+			}
+			events = append(events, e)
+		}
+		if err := tx.BookingCreate(ctx, b, events...); err != nil {
 			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
 				return duplicatePartnerRef(req.PartnerReference)
 			}
@@ -324,11 +334,6 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			} else if !ok {
 				return invalidQuote("The prebook token was already used.")
-			}
-		}
-		if b.Status == tradewind.StatusConfirmed {
-			if err := s.emit(ctx, tx, b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now())); err != nil {
-				return err
 			}
 		}
 		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every

@@ -69,9 +69,10 @@ type txJob struct {
 
 // groupCommitter forms and commits the groups of one service.
 type groupCommitter struct {
-	st     store.Store
-	max    int // bookings per group at most
-	atOnce int // groups running their bookings at the same time at most
+	st       store.Store
+	max      int           // bookings per group at most
+	atOnce   int           // groups running their bookings at the same time at most
+	lockWait time.Duration // a booking's lock waits bounded to it (> 0; Service.BookGroupLockWait)
 	// alongside is how many queued bookings it takes to start a group while another
 	// runs its bookings: fewer wait for the running group, so that groups stay big
 	// (each is one commit on the partners' rows) rather than many and small.
@@ -108,8 +109,9 @@ func (s *Service) BookGroupStats() (groups, grouped int64) {
 	return 0, 0
 }
 
-func newGroupCommitter(st store.Store, most, atOnce int, oneConn bool) *groupCommitter {
-	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), alongside: max(2, most/8), oneConn: oneConn, comingWait: DefaultComingWait, wake: make(chan struct{})}
+func newGroupCommitter(st store.Store, most, atOnce int, oneConn bool, lockWait time.Duration) *groupCommitter {
+	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), lockWait: lockWait, alongside: max(2, most/8), oneConn: oneConn,
+		comingWait: DefaultComingWait, wake: make(chan struct{})}
 }
 
 // signal wakes the callers waiting for a turn or a bigger queue. g.mu is held.
@@ -233,7 +235,7 @@ func (s *Service) groups() *groupCommitter {
 			}
 		}
 		if n > 1 {
-			s.group = newGroupCommitter(s.Store, n, atOnce, sqlite)
+			s.group = newGroupCommitter(s.Store, n, atOnce, sqlite, s.BookGroupLockWait)
 		}
 	})
 	return s.group
@@ -357,6 +359,16 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		if !ok {
 			return errRunAlone
 		}
+		// A booking that waits longer for a row fails its statement, which sends it to
+		// run alone after the group, as a deadlock would (on PostgreSQL the bound travels
+		// with the first booking's first statement).
+		lw, bounded := tx.(store.LockWaits)
+		bounded = bounded && g.lockWait > 0
+		if bounded {
+			if err := lw.LimitLockWait(context.Background(), g.lockWait); err != nil {
+				return err
+			}
+		}
 		open := false // a savepoint of an earlier booking, which the next one releases
 		for i, j := range batch {
 			if err := j.ctx.Err(); err != nil {
@@ -395,6 +407,13 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		// The next group may run its bookings now: it holds no partner's row until its
 		// own draws, which wait for this group's commit.
 		release()
+		// The draws wait only for other groups' commits, in partner order, never in a
+		// cycle: unbounded, lest a slow commit send the whole group to run alone.
+		if bounded && len(draws) > 0 {
+			if err := lw.LimitLockWait(context.Background(), 0); err != nil {
+				return err
+			}
+		}
 		return drawAll(tx, draws)
 	})
 	answered = true

@@ -497,3 +497,92 @@ func TestGroupTurnFreeOnceCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGroupLockWaitRunsAlone: with BookGroupLockWait, a booking of a group that waits
+// for a row another transaction holds gives up after the bound and runs again alone
+// after its group, which commits its other bookings without waiting for that holder;
+// each booking takes its night and draws its price once.
+func TestGroupLockWaitRunsAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := storetest.Opener{Name: "postgres", Open: storetest.OpenPostgres}
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	svc.BookGroupMax = booking.DefaultBookGroupMax
+	svc.BookGroupLockWait = 100 * time.Millisecond
+	night := func(day int) *booking.BookRequest {
+		return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+			RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
+			Guest: &booking.Guest{Name: "G"}}
+	}
+	// Another transaction holds the night of day 3 until the group has answered.
+	holder, err := svc.Store.(*sqlstore.DB).SQL().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if res, err := holder.ExecContext(ctx, `UPDATE inventory SET sold = sold WHERE kind = 'room' AND unit_id = $1 AND day = $2`,
+		apitest.RoomDouble, apitest.Day(3)); err != nil {
+		t.Fatal(err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("holder locked %d rows, want 1", n)
+	}
+	type answer struct {
+		view *booking.BookingView
+		err  error
+	}
+	queued, release := booking.HoldBookGroups(svc)
+	blocked, free := make(chan answer, 1), make(chan answer, 1)
+	for i, b := range []struct {
+		day int
+		out chan answer
+	}{{3, blocked}, {5, free}} {
+		go func() {
+			v, _, err := svc.Book(ctx, c, fmt.Sprint("wait-", b.day), night(b.day))
+			b.out <- answer{v, err}
+		}()
+		waitQueued(t, queued, i+1) // queued in this order: the blocked one runs first
+	}
+	release()
+	var got [2]answer
+	select {
+	case got[1] = <-free:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the group's free booking waited for the row its blocked booking waits for")
+	}
+	select {
+	case a := <-blocked:
+		t.Fatalf("the blocked booking answered while the row was still held: %+v", a)
+	default:
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got[0] = <-blocked
+	var drawn int64
+	for i, a := range got {
+		if a.err != nil {
+			t.Fatalf("booking %d: %v", i, a.err)
+		}
+		drawn += a.view.TotalPrice.Minor
+	}
+	if groups, grouped := svc.BookGroupStats(); groups != 1 || grouped != 2 {
+		t.Errorf("%d groups of %d bookings; want the two in one group", groups, grouped)
+	}
+	rows, err := svc.Store.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{apitest.RoomDouble},
+		ItemIDs: []int64{apitest.HotelLisbon}, From: apitest.Day(3), To: apitest.Day(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		want := 0
+		if r.Day == apitest.Day(3) || r.Day == apitest.Day(5) {
+			want = 1
+		}
+		if r.Sold != want {
+			t.Errorf("%s: sold %d, want %d", r.Day, r.Sold, want)
+		}
+	}
+	if p, err := svc.Store.PartnerGetByID(ctx, c.Partner.ID); err != nil || p.CreditUsed != drawn {
+		t.Errorf("credit used %d, %v; want %d (each booking's price once)", p.CreditUsed, err, drawn)
+	}
+}

@@ -521,6 +521,11 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
+// stayReads implements unitStay: the hotel and its room's nights, as price reads them.
+func (hotelProduct) stayReads(q *QuoteRequest) (tradewind.ProductType, int64, store.InventoryQuery) {
+	return tradewind.ProductHotel, q.HotelID, unitStayQuery(tradewind.UnitRoom, q.HotelID, q.RoomID, q.CheckIn, q.CheckOut)
+}
+
 func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	h, err := getItem[catalog.Hotel](ctx, db, tradewind.ProductHotel, q.HotelID)
 	if err != nil {

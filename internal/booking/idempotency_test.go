@@ -12,31 +12,22 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-type pauseKey struct{}
-
-// pause is how a test holds a request: reached is closed once the request's first
-// idempotency lookup has read the store, and every lookup then waits for hold.
+// pause is how a test holds a request: reached is closed once the request has made
+// its checks and reads before its transaction, and it then waits for hold.
 type pause struct {
 	once          sync.Once
 	reached, hold chan struct{}
 }
 
-// pausingStore holds a request marked in its context with a *pause right after its first
-// idempotency lookup, so that another request with the same key can commit in between.
-type pausingStore struct{ store.Store }
-
-func (p pausingStore) BookingGetByIdempotencyKey(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*tradewind.Booking, error) {
-	b, err := p.Store.BookingGetByIdempotencyKey(ctx, partnerID, mode, key)
-	if ps, ok := ctx.Value(pauseKey{}).(*pause); ok {
-		ps.once.Do(func() { close(ps.reached) })
-		<-ps.hold
-	}
-	return b, err
+func (p *pause) at() {
+	p.once.Do(func() { close(p.reached) })
+	<-p.hold
 }
 
-// TestReplayWhileFirstRequestCommits: a retry that looked up its key just before the
-// original committed must answer with the original booking, even though the original
-// took the last room or the prebook token it is checking.
+// TestReplayWhileFirstRequestCommits: a retry that made its checks (before its
+// transaction: since pgbook5 no lookup of its key there, its prebook token and its
+// quote) just before the original committed must answer with the original booking, even
+// though the original took the last room or the prebook token it is checking.
 func TestReplayWhileFirstRequestCommits(t *testing.T) {
 	for _, o := range storetest.Openers() {
 		for _, viaToken := range []bool{false, true} {
@@ -68,8 +59,9 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 						return &booking.BookRequest{PrebookToken: pb.PrebookToken, Guest: &booking.Guest{Name: "X"}}
 					}
 				}
-				retry := booking.New(pausingStore{st}, clock, nil)
+				retry := booking.New(st, clock, nil)
 				ps := &pause{reached: make(chan struct{}), hold: make(chan struct{})}
+				booking.AfterQuoteAhead(retry, ps.at)
 				type answer struct {
 					view   *booking.BookingView
 					replay bool
@@ -77,10 +69,10 @@ func TestReplayWhileFirstRequestCommits(t *testing.T) {
 				}
 				done := make(chan answer, 1)
 				go func() {
-					v, r, err := retry.Book(context.WithValue(ctx, pauseKey{}, ps), c, "K", req())
+					v, r, err := retry.Book(ctx, c, "K", req())
 					done <- answer{v, r, err}
 				}()
-				<-ps.reached // the retry has looked its key up and found nothing
+				<-ps.reached // the retry has checked its token and priced its quote
 				orig, replay, err := svc.Book(ctx, c, "K", req())
 				if err != nil || replay {
 					t.Fatalf("original: %v, replay %v", err, replay)

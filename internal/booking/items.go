@@ -275,8 +275,7 @@ func stayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemIDs []
 // unitStayRows loads the nights of a stay (check_in .. check_out−1) of one unit (a room,
 // a space) of one item, in order: what a quote prices.
 func unitStayRows(ctx context.Context, db Reads, kind tradewind.UnitKind, itemID, unitID int64, checkIn, checkOut string) ([]DayStock, error) {
-	from, to := nightRange(checkIn, checkOut)
-	byUnit, err := db.Stock(ctx, store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, UnitIDs: []int64{unitID}, From: from, To: to})
+	byUnit, err := db.Stock(ctx, unitStayQuery(kind, itemID, unitID, checkIn, checkOut))
 	return byUnit[unitID], err
 }
 

@@ -77,6 +77,19 @@ type product interface {
 	price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error)
 }
 
+// unitStay is a product whose quote reads one item and the nights of one of its units
+// (a hotel's room, a rental's space): it names them, with the very query its price
+// reads them by, so that a quote from the store reads both in one round trip.
+type unitStay interface {
+	stayReads(q *QuoteRequest) (tradewind.ProductType, int64, store.InventoryQuery)
+}
+
+// unitStayQuery is the query unitStayRows reads a unit's nights of a stay by.
+func unitStayQuery(kind tradewind.UnitKind, itemID, unitID int64, checkIn, checkOut string) store.InventoryQuery {
+	from, to := nightRange(checkIn, checkOut)
+	return store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, UnitIDs: []int64{unitID}, From: from, To: to}
+}
+
 // products holds the product types that can be quoted and booked, one entry each.
 var products = map[tradewind.ProductType]product{
 	tradewind.ProductHotel:    hotelProduct{},
@@ -180,7 +193,13 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	// From the store, never the read model: it is what is sold. The cache only spares
 	// decoding an item whose stored document is the one decoded before.
-	return s.quoteFrom(ctx, StoreReads{Q: db, items: s.quoteItems()}, c, q)
+	return s.quoteFrom(ctx, &StoreReads{Q: db, items: s.quoteItems()}, c, q)
+}
+
+// readsAhead is a Reads that can read, before a quote asks for them, an item and its
+// unit's days in one round trip (StoreReads).
+type readsAhead interface {
+	readAhead(ctx context.Context, kind tradewind.ProductType, id int64, q store.InventoryQuery)
 }
 
 // quoteFrom is quote over db: the store, or what a booking's transaction verified
@@ -189,6 +208,12 @@ func (s *Service) quoteFrom(ctx context.Context, db Reads, c *Caller, q *QuoteRe
 	p, err := s.validQuote(c, q)
 	if err != nil {
 		return nil, err
+	}
+	if ra, ok := db.(readsAhead); ok {
+		if us, ok := p.(unitStay); ok {
+			kind, id, iq := us.stayReads(q)
+			ra.readAhead(ctx, kind, id, iq)
+		}
 	}
 	pq, err := p.price(ctx, db, c, q)
 	if err != nil {

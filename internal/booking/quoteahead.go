@@ -108,7 +108,7 @@ type recordingReads struct {
 
 // Item implements Reads.
 func (r *recordingReads) Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error) {
-	it, err := r.Q.ItemGet(ctx, kind, id)
+	it, err := r.stored(ctx, kind, id)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,45 @@ type StoreReads struct {
 	// items, when set, spares Item the decoding of a stored document it decoded before
 	// (the quotes' itemCache); the document is still read from Q every time.
 	items *itemCache
+	// ahead, when set, is an item and its unit's days read before a quote asked for
+	// them (readAhead): Item and Stock answer those from it.
+	ahead *readAhead
+}
+
+// readAhead is an item and the days q selects of one of its units, read together.
+type readAhead struct {
+	item *store.Item
+	q    store.InventoryQuery
+	rows []store.InventoryRow
+}
+
+// readAhead reads the item and its unit's days in one round trip
+// (store.ItemWithUnitDays), for the quote's Item and Stock that follow. On any error it
+// reads nothing: those then read the store as usual and meet the error themselves.
+func (r *StoreReads) readAhead(ctx context.Context, kind tradewind.ProductType, id int64, q store.InventoryQuery) {
+	it, rows, err := r.Q.ItemWithUnitDays(ctx, kind, id, q)
+	if err != nil {
+		return
+	}
+	r.ahead = &readAhead{item: it, q: q, rows: rows}
+}
+
+// stored returns the stored item: the one read ahead, or the store's.
+func (r StoreReads) stored(ctx context.Context, kind tradewind.ProductType, id int64) (*store.Item, error) {
+	if a := r.ahead; a != nil && a.item.Kind == kind && a.item.ID == id {
+		return a.item, nil
+	}
+	return r.Q.ItemGet(ctx, kind, id)
+}
+
+// inventory returns the rows q selects: those read ahead when q is the query read
+// ahead, or the store's.
+func (r StoreReads) inventory(ctx context.Context, q store.InventoryQuery) ([]store.InventoryRow, error) {
+	if a := r.ahead; a != nil && a.q.Kind == q.Kind && a.q.From == q.From && a.q.To == q.To &&
+		slices.Equal(a.q.ItemIDs, q.ItemIDs) && slices.Equal(a.q.UnitIDs, q.UnitIDs) {
+		return a.rows, nil
+	}
+	return r.Q.InventoryList(ctx, q)
 }
 
 // CityItems implements Reads.
@@ -93,7 +132,7 @@ func (r StoreReads) CityItems(ctx context.Context, kind tradewind.ProductType, c
 
 // Item implements Reads.
 func (r StoreReads) Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error) {
-	it, err := r.Q.ItemGet(ctx, kind, id)
+	it, err := r.stored(ctx, kind, id)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +149,7 @@ func (r StoreReads) decode(it *store.Item) (any, error) {
 
 // Stock implements Reads.
 func (r StoreReads) Stock(ctx context.Context, q store.InventoryQuery) (map[int64][]DayStock, error) {
-	rows, err := r.Q.InventoryList(ctx, q)
+	rows, err := r.inventory(ctx, q)
 	if err != nil {
 		return nil, err
 	}

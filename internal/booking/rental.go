@@ -429,6 +429,11 @@ func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
 	return p
 }
 
+// stayReads implements unitStay: the rental and its space's nights, as price reads them.
+func (rentalProduct) stayReads(q *QuoteRequest) (tradewind.ProductType, int64, store.InventoryQuery) {
+	return tradewind.ProductRental, q.RentalID, unitStayQuery(tradewind.UnitSpace, q.RentalID, q.SpaceID, q.CheckIn, q.CheckOut)
+}
+
 func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
 	r, err := getItem[catalog.Rental](ctx, db, tradewind.ProductRental, q.RentalID)
 	if err != nil {

@@ -49,6 +49,13 @@ type Service struct {
 	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
 	// PostgreSQL.
 	BookGroupsAtOnce int
+	// BookGroupLockWait, when positive, bounds how long a booking in a group waits for
+	// a row another transaction holds (store.LockWaits; PostgreSQL): past it the
+	// booking rolls back to its savepoint and runs again alone after its group, as a
+	// deadlock's loser does, rather than hold its group (and a group waiting for it in a
+	// cycle) until PostgreSQL's deadlock_timeout (1 s by default). The group's credit
+	// draws are not bounded: they wait only for other groups' commits. 0: no bound.
+	BookGroupLockWait time.Duration
 	// QuoteCacheItems is how many decoded catalog items quotes keep (itemcache.go):
 	// 0 is DefaultQuoteCacheItems, a negative number keeps none.
 	QuoteCacheItems int
@@ -127,12 +134,21 @@ func NewEventID(at time.Time) string { return ids.TimeOrdered("evt_", at) }
 
 // emit writes an event for partnerID in the caller's transaction.
 func (s *Service) emit(ctx context.Context, q store.Querier, partnerID int64, typ tradewind.EventType, data any) error {
-	raw, err := json.Marshal(data)
+	e, err := s.newEvent(partnerID, typ, data)
 	if err != nil {
 		return err
 	}
+	return q.EventCreate(ctx, e)
+}
+
+// newEvent is an event for partnerID, to write in the caller's transaction.
+func (s *Service) newEvent(partnerID int64, typ tradewind.EventType, data any) (*tradewind.Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
-	return q.EventCreate(ctx, &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: now})
+	return &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: typ, Data: raw, CreatedAt: now}, nil
 }
 
 // notFound is the 404 every lookup of a missing or foreign resource returns.

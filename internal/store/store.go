@@ -47,8 +47,9 @@ type Store interface {
 // ReleaseSavepoint; RollbackToSavepoint undoes what it wrote (and, on PostgreSQL, clears
 // the transaction's aborted state after a failed statement) and keeps the savepoint,
 // which ReleaseSavepoint then drops. SavepointNext ends a part as ReleaseSavepoint does
-// and starts the next one under the same name, in one round trip on PostgreSQL. COMMIT
-// keeps the last part without a release. The rest of the transaction commits as usual.
+// and starts the next one under the same name. On PostgreSQL a savepoint taken or
+// released costs no round trip of its own: it is sent with the transaction's next
+// statement (sqlstore's deferredTx). COMMIT keeps the last part without a release. The rest of the transaction commits as usual.
 // name is a plain SQL identifier (letters, digits, underscores).
 type Savepoints interface {
 	Savepoint(ctx context.Context, name string) error
@@ -57,10 +58,20 @@ type Savepoints interface {
 	SavepointNext(ctx context.Context, name string) error
 }
 
+// LockWaits bounds how long the rest of a transaction's statements wait for a row
+// another transaction holds: a statement that would wait longer fails (PostgreSQL: SET
+// LOCAL lock_timeout, sent with the next statement), as the one PostgreSQL picks to break
+// a deadlock does, but without waiting deadlock_timeout first. 0 lifts the bound. The
+// Querier of InTx implements it; SQLite's transactions never wait for a row (one
+// writer), and there it does nothing.
+type LockWaits interface {
+	LimitLockWait(ctx context.Context, d time.Duration) error
+}
+
 // ErrNoSavepoints: a transaction offers no savepoints.
 var ErrNoSavepoints = errors.New("store: the transaction has no savepoints")
 
-// ForwardSavepoints passes Tx's savepoints through; a wrapper of a transaction's
+// ForwardSavepoints passes Tx's savepoints (and LockWaits) through; a wrapper of a transaction's
 // Querier (a spy noting what the transaction writes) embeds it beside the Querier so
 // that the wrapped transaction still offers Savepoints.
 type ForwardSavepoints struct{ Tx Querier }
@@ -91,6 +102,14 @@ func (f ForwardSavepoints) SavepointNext(ctx context.Context, name string) error
 		return sp.SavepointNext(ctx, name)
 	}
 	return ErrNoSavepoints
+}
+
+// LimitLockWait passes Tx's bound on lock waits through; none where Tx has none.
+func (f ForwardSavepoints) LimitLockWait(ctx context.Context, d time.Duration) error {
+	if lw, ok := f.Tx.(LockWaits); ok {
+		return lw.LimitLockWait(ctx, d)
+	}
+	return nil
 }
 
 // Item is a catalog record: the catalog JSON of a hotel, activity, rental or package
@@ -265,6 +284,11 @@ type Querier interface {
 	ItemPut(ctx context.Context, it *Item) (bool, error)
 	// ItemGet returns one item. ErrNotFound.
 	ItemGet(ctx context.Context, kind tradewind.ProductType, id int64) (*Item, error)
+	// ItemWithUnitDays returns one item and the days q selects of one of its units
+	// (q.ItemIDs and q.UnitIDs one id each, the item's), in day order, as ItemGet and
+	// InventoryList would, in one statement: a quote's two reads in one round trip.
+	// ErrNotFound when the item is missing.
+	ItemWithUnitDays(ctx context.Context, kind tradewind.ProductType, id int64, q InventoryQuery) (*Item, []InventoryRow, error)
 	// ItemListByCity returns the items of a kind in a city (lower-case key), by id.
 	ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*Item, error)
 	// ItemListByIDs returns the stored items of a kind among ids, with their
@@ -309,9 +333,10 @@ type Querier interface {
 	// InventoryRelease gives back what a claim took.
 	InventoryRelease(ctx context.Context, c Claim) error
 
-	// BookingCreate inserts b and sets b.ID. ErrConflict when the reference or the
-	// partner reference is taken.
-	BookingCreate(ctx context.Context, b *tradewind.Booking) error
+	// BookingCreate inserts b and sets b.ID, then events as EventCreate does, in one
+	// round trip on PostgreSQL. ErrConflict when the reference or the partner reference
+	// is taken (or, as EventCreate, an event's id).
+	BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)
 	// BookingGetByIdempotencyKey returns the booking the partner's key created in mode

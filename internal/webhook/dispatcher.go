@@ -231,6 +231,14 @@ func (s *notifyingStore) EventCreate(ctx context.Context, e *tradewind.Event) er
 	return err
 }
 
+func (s *notifyingStore) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
+	err := s.Store.BookingCreate(ctx, b, events...)
+	if err == nil && len(events) > 0 {
+		s.notify()
+	}
+	return err
+}
+
 func (s *notifyingStore) InTx(ctx context.Context, fn func(q store.Querier) error) error {
 	created := false
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
@@ -256,6 +264,14 @@ type eventSpy struct {
 func (q *eventSpy) EventCreate(ctx context.Context, e *tradewind.Event) error {
 	err := q.Querier.EventCreate(ctx, e)
 	if err == nil {
+		*q.created = true
+	}
+	return err
+}
+
+func (q *eventSpy) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
+	err := q.Querier.BookingCreate(ctx, b, events...)
+	if err == nil && len(events) > 0 {
 		*q.created = true
 	}
 	return err

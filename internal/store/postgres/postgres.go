@@ -37,6 +37,8 @@ var Dialect = sqlstore.Dialect{
 	},
 	UTCDay:           func(column string) string { return "to_char(" + column + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')" },
 	CopyFrom:         copyFrom,
+	SendBatch:        sendBatch,
+	LockTimeout:      "SET LOCAL lock_timeout = %d",
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,
 	MultiStatement:   true,
@@ -58,6 +60,32 @@ func copyFrom(ctx context.Context, conn *sql.Conn, table string, columns []strin
 			pgx.CopyFromSlice(n, func(i int) ([]any, error) { return row(i), nil }))
 		return err
 	})
+}
+
+// sendBatch sends stmts as one pgx batch on the pgx connection under conn, inside the
+// transaction conn holds: one round trip once the connection has prepared them.
+func sendBatch(ctx context.Context, conn *sql.Conn, stmts []sqlstore.BatchStmt) (n int64, err error) {
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("postgres: batch: connection is %T, not pgx", dc)
+		}
+		b := &pgx.Batch{}
+		for _, s := range stmts {
+			b.Queue(s.SQL, s.Args...)
+		}
+		br := c.Conn().SendBatch(ctx, b)
+		for range stmts {
+			tag, err := br.Exec()
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
+			n = tag.RowsAffected()
+		}
+		return br.Close()
+	})
+	return n, err
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"time"
 
-	"context"
 	"database/sql"
 	"strings"
 
@@ -32,17 +34,36 @@ func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error
 	return &b, nil
 }
 
-func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking) error {
-	err := q.db.QueryRowContext(ctx, `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
+const bookingInsert = `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
 		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
 		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-		RETURNING id`,
-		b.Reference, b.PartnerID, b.KeyID, string(b.ProductType), b.Status, b.Test, b.PricingMode, b.TotalPrice,
-		b.Currency, b.CreditDrawn, nullString(b.PartnerReference), nullString(b.IdempotencyKey), b.ItemID, b.UnitKind,
-		b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote), string(b.Guest), string(b.Details),
-		b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt)).Scan(&b.ID)
-	return q.interpret(err)
+		RETURNING id`
+
+const bookingArgs = 24 // bookingInsert's
+
+// BookingCreate inserts b and then events. Where the dialect has writable CTEs, the
+// booking, its events and their deliveries are one statement, one round trip.
+func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
+	args := append(make([]any, 0, bookingArgs+8*len(events)), b.Reference, b.PartnerID, b.KeyID, string(b.ProductType),
+		b.Status, b.Test, b.PricingMode, b.TotalPrice, b.Currency, b.CreditDrawn, nullString(b.PartnerReference),
+		nullString(b.IdempotencyKey), b.ItemID, b.UnitKind, b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote),
+		string(b.Guest), string(b.Details), b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt))
+	if q.d.WritableCTE && len(events) > 0 {
+		for _, e := range events {
+			args = append(args, eventArgs(e)...)
+		}
+		return q.interpret(q.db.QueryRowContext(ctx, q.bookingWithEvents(len(events)), args...).Scan(&b.ID))
+	}
+	if err := q.interpret(q.db.QueryRowContext(ctx, bookingInsert, args...).Scan(&b.ID)); err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := q.EventCreate(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {
@@ -151,24 +172,71 @@ func (q *queries) PrebookConsume(ctx context.Context, token string, bookingID in
 }
 
 func (q *queries) EventCreate(ctx context.Context, e *tradewind.Event) error {
-	x := indexedOf(e.Data)
-	const insertEvent = `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
-	args := []any{e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType}
-	// One pending delivery for every active subscription of the partner to the type.
-	deliveries := `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
-		SELECT $1, s.id, 'pending', 0, $5, $5, $5 FROM webhook_subscriptions s
-		WHERE s.partner_id = $2 AND s.active AND s.deleted_at IS NULL
-		AND ` + q.d.JSONListHas("s.event_types", "$3")
+	insert, deliveries := q.eventSQL(1)
+	args := eventArgs(e)
 	if q.d.WritableCTE { // both inserts in one statement: one round trip per event
-		_, err := q.exec(ctx, `WITH e AS (`+insertEvent+` RETURNING id) `+deliveries, args...)
+		_, err := q.exec(ctx, q.text("event with deliveries", 1, func() string { return `WITH e AS (` + insert + `) ` + deliveries }), args...)
 		return err
 	}
-	if _, err := q.exec(ctx, insertEvent, args...); err != nil {
+	if _, err := q.exec(ctx, insert, args...); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, deliveries, e.ID, e.PartnerID, e.Type, nil, ts(e.CreatedAt))
+	_, err := q.exec(ctx, deliveries, args[:5]...) // up to the last it uses, $5
 	return err
+}
+
+// sqlTexts keeps statement texts built once per dialect and shape (sqlTextKey).
+var sqlTexts sync.Map
+
+type sqlTextKey struct {
+	dialect, what string
+	n             int
+}
+
+// text returns build's text for the dialect and the key, built once.
+func (q *queries) text(what string, n int, build func() string) string {
+	k := sqlTextKey{q.d.Name, what, n}
+	if t, ok := sqlTexts.Load(k); ok {
+		return t.(string)
+	}
+	t, _ := sqlTexts.LoadOrStore(k, build())
+	return t.(string)
+}
+
+// eventSQL returns the insert of an event and the insert of its deliveries (one pending
+// delivery for every active subscription of the partner to the type), with the
+// arguments of eventArgs numbered from $first.
+func (q *queries) eventSQL(first int) (insert, deliveries string) {
+	p := func(i int) string { return fmt.Sprintf("$%d", first+i) }
+	insert = q.text("event insert", first, func() string {
+		return `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
+		VALUES (` + placeholders(first, 8) + `)`
+	})
+	deliveries = q.text("event deliveries", first, func() string {
+		return `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+		SELECT ` + p(0) + `, s.id, 'pending', 0, ` + p(4) + `, ` + p(4) + `, ` + p(4) + ` FROM webhook_subscriptions s
+		WHERE s.partner_id = ` + p(1) + ` AND s.active AND s.deleted_at IS NULL
+		AND ` + q.d.JSONListHas("s.event_types", p(2))
+	})
+	return insert, deliveries
+}
+
+func eventArgs(e *tradewind.Event) []any {
+	x := indexedOf(e.Data)
+	return []any{e.ID, e.PartnerID, e.Type, string(e.Data), ts(e.CreatedAt), e.TestEvent, x.Reference, x.ProductType}
+}
+
+// bookingWithEvents is the statement of a booking and n events with their deliveries
+// (writable CTEs), which returns the booking's id.
+func (q *queries) bookingWithEvents(n int) string {
+	return q.text("booking with events", n, func() string {
+		text := `WITH b AS (` + bookingInsert + `)`
+		for i := range n {
+			insert, deliveries := q.eventSQL(bookingArgs + 1 + 8*i)
+			text += fmt.Sprintf(`, e%[1]d AS (%[2]s), d%[1]d AS (%[3]s)`, i, insert, deliveries)
+		}
+		return text + ` SELECT id FROM b`
+	})
 }
 
 func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error) {

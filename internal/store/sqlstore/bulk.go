@@ -472,7 +472,9 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow) error {
 	var err error
 	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
-		err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
+		if err = q.flushHeld(ctx); err == nil {
+			err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
+		}
 		err = q.interpret(err)
 	} else {
 		err = q.inventoryWrite(ctx, rows, "")

@@ -32,6 +32,46 @@ func (q *queries) ItemGet(ctx context.Context, kind tradewind.ProductType, id in
 	return &it, nil
 }
 
+func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductType, id int64, iq store.InventoryQuery) (*store.Item, []store.InventoryRow, error) {
+	if len(iq.ItemIDs) != 1 || len(iq.UnitIDs) != 1 || iq.ItemIDs[0] != id {
+		return nil, nil, fmt.Errorf("item with unit days: the query must name item %d and one of its units", id)
+	}
+	unit := iq.UnitIDs[0]
+	// The item's row first (0), then the unit's days (1) in order; each branch by its
+	// primary key, as ItemGet and inventoryOfUnit read them.
+	rows, err := q.db.QueryContext(ctx, `SELECT 0, city_key, data, '', 0, 0, 0 FROM items WHERE kind = $1 AND id = $2
+		UNION ALL
+		SELECT 1, '', '', day, capacity, sold, price FROM inventory
+		WHERE kind = $3 AND unit_id = $4 AND day >= $5 AND day <= $6 AND item_id = $2
+		ORDER BY 1, 4`, string(kind), id, iq.Kind, unit, iq.From, iq.To)
+	if err != nil {
+		return nil, nil, q.interpret(err)
+	}
+	defer rows.Close()
+	var it *store.Item
+	var out []store.InventoryRow
+	for rows.Next() {
+		var part int
+		var cityKey, data string
+		r := store.InventoryRow{Kind: iq.Kind, UnitID: unit, ItemID: id}
+		if err := rows.Scan(&part, &cityKey, &data, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+			return nil, nil, err
+		}
+		if part == 0 {
+			it = &store.Item{Kind: kind, ID: id, CityKey: cityKey, Data: []byte(data)}
+			continue
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if it == nil {
+		return nil, nil, store.ErrNotFound
+	}
+	return it, out, nil
+}
+
 func (q *queries) ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*store.Item, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT id, data FROM items WHERE kind = $1 AND city_key = $2 ORDER BY id`,
 		string(kind), cityKey)

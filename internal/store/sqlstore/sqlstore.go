@@ -80,6 +80,14 @@ type Dialect struct {
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
+	// SendBatch, where set, sends stmts on the transaction's connection conn in one
+	// round trip (PostgreSQL: a pgx batch) and returns the rows the last one affected;
+	// the first that fails stops the rest and is the error. A transaction then holds
+	// its savepoint statements back and sends them with its next statement (deferredTx).
+	SendBatch func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) (int64, error)
+	// LockTimeout, where set, is the statement that bounds a transaction's lock waits
+	// to %d milliseconds, 0 for none (store.LockWaits; PostgreSQL's SET LOCAL lock_timeout).
+	LockTimeout string
 	// StmtCache prepares each statement text of a transaction once on the writer and
 	// reuses it (stmtcache.go): SQLite, whose driver parses the text on every call
 	// otherwise. pgx keeps its own cache of prepared statements per connection.
@@ -284,8 +292,17 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if s.stmts != nil {
 		db = cachedTx{tx: tx, cache: s.stmts}
 	}
+	var held *deferredTx
+	if s.dialect.SendBatch != nil {
+		held = &deferredTx{dbtx: db, conn: conn, send: s.dialect.SendBatch, oneText: s.dialect.MultiStatement}
+		db = held
+	}
 	if err = fn(&queries{db: db, d: &s.dialect, conn: conn}); err != nil {
 		return err
+	}
+	// Statements still held are dropped: COMMIT does what they would (deferredTx).
+	if held != nil && held.failed != nil {
+		return held.failed
 	}
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)

@@ -26,6 +26,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"InventoryUnitOwners": exerciseInventoryUnitOwners,
 		"InventoryItemUnits":  exerciseInventoryItemUnits,
 		"InventoryOfItemDays": exerciseInventoryOfItemDays,
+		"ItemWithUnitDays":    exerciseItemWithUnitDays,
 		"BulkWrites":          exerciseBulkWrites,         // bulk.go
 		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
 		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
@@ -37,6 +38,9 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Savepoints":          exerciseSavepoints,
 		"SavepointNext":       exerciseSavepointNext,
 		"Events":              exerciseEvents,
+		"BookingWithEvents":   exerciseBookingWithEvents,
+		"SavepointHeld":       exerciseSavepointHeld,
+		"LockWaits":           exerciseLockWaits,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
@@ -619,9 +623,7 @@ func exerciseTxRollback(t *testing.T, s store.Store) {
 func exerciseSavepointNext(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
-	key := func(k string) store.IdempotencyRecord {
-		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
-	}
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
 	err := s.InTx(ctx, func(q store.Querier) error {
 		sp := q.(store.Savepoints)
 		if err := sp.Savepoint(ctx, "part"); err != nil {
@@ -664,11 +666,7 @@ func exerciseSavepointNext(t *testing.T, s store.Store) {
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 16 {
 		t.Errorf("credit used %d, want 16 (5 and 11; the 7 rolled back to its savepoint)", got.CreditUsed)
 	}
-	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
-		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
-			t.Errorf("key %s: %v, want present %v", k, err, want)
-		}
-	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": false, "c": true})
 }
 
 // exerciseSavepoints: a part of a transaction rolled back to its savepoint leaves no
@@ -677,9 +675,7 @@ func exerciseSavepointNext(t *testing.T, s store.Store) {
 func exerciseSavepoints(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	p := newPartner(t, s, "acme")
-	key := func(k string) store.IdempotencyRecord {
-		return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
-	}
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
 	err := s.InTx(ctx, func(q store.Querier) error {
 		sp, ok := q.(store.Savepoints)
 		if !ok {
@@ -728,11 +724,7 @@ func exerciseSavepoints(t *testing.T, s store.Store) {
 	if got, _ := s.PartnerGetByID(ctx, p.ID); got.CreditUsed != 103 {
 		t.Errorf("credit used %d, want 103 (100 and 3; the 20 rolled back to its savepoint)", got.CreditUsed)
 	}
-	for k, want := range map[string]bool{"a": true, "b": false, "c": true} {
-		if _, err := s.IdempotencyGet(ctx, p.ID, "live", k); (err == nil) != want {
-			t.Errorf("key %s: %v, want present %v", k, err, want)
-		}
-	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": false, "c": true})
 	if sp, ok := s.(store.Savepoints); ok {
 		if err := sp.Savepoint(ctx, "x"); err == nil {
 			t.Error("a savepoint outside a transaction was accepted")
@@ -754,5 +746,234 @@ func exerciseEvents(t *testing.T, s store.Store) {
 	}
 	if err := s.EventCreate(ctx, e); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("duplicate event id: %v", err)
+	}
+}
+
+// exerciseBookingWithEvents: BookingCreate writes the booking and the events given
+// with it, each with one pending delivery per matching subscription, or none of them
+// (a partner reference taken, in the transaction that rolls back).
+func exerciseBookingWithEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	sub := newSubscription(t, s, p.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	event := func(id, ref string) *tradewind.Event {
+		return &tradewind.Event{ID: id, PartnerID: p.ID, Type: tradewind.EventBookingConfirmed,
+			Data: []byte(`{"reference":"` + ref + `","product_type":"hotel"}`), CreatedAt: now}
+	}
+	b := newBooking(p, "HTL-AAAAAAAA", "PO-1", "k1")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, b, event("evt_b1", b.Reference))
+	}); err != nil || b.ID == 0 {
+		t.Fatalf("BookingCreate with an event: %v (id %d)", err, b.ID)
+	}
+	if got, err := s.BookingGetByReference(ctx, p.ID, b.Reference); err != nil || got.ID != b.ID {
+		t.Fatalf("booking = %+v, %v", got, err)
+	}
+	evs, err := s.EventListByBooking(ctx, p.ID, b.Reference)
+	if err != nil || len(evs) != 1 || evs[0].ID != "evt_b1" {
+		t.Fatalf("events of the booking = %+v, %v", evs, err)
+	}
+	if list, err := s.DeliveryList(ctx, store.DeliveryFilter{EventID: "evt_b1"}); err != nil || len(list) != 1 ||
+		list[0].SubscriptionID != sub.ID || list[0].Status != store.DeliveryPending {
+		t.Fatalf("deliveries = %+v, %v", list, err)
+	}
+	// A taken partner reference: ErrConflict, and neither booking nor event stays.
+	dup := newBooking(p, "HTL-BBBBBBBB", "PO-1", "k2")
+	err = s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, dup, event("evt_b2", dup.Reference))
+	})
+	if !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("duplicate partner reference with an event: %v", err)
+	}
+	if evs, err := s.EventListByBooking(ctx, p.ID, dup.Reference); err != nil || len(evs) != 0 {
+		t.Errorf("the refused booking's event stayed: %+v, %v", evs, err)
+	}
+	// Without events, as before; two events at once.
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-CCCCCCCC", "", "k3")); err != nil {
+		t.Errorf("BookingCreate without events: %v", err)
+	}
+	two := newBooking(p, "HTL-DDDDDDDD", "", "k4")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		return q.BookingCreate(ctx, two, event("evt_b3", two.Reference), event("evt_b4", two.Reference))
+	}); err != nil {
+		t.Fatalf("BookingCreate with two events: %v", err)
+	}
+	if evs, err := s.EventListByBooking(ctx, p.ID, two.Reference); err != nil || len(evs) != 2 {
+		t.Errorf("events of the booking with two = %+v, %v", evs, err)
+	}
+}
+
+// exerciseSavepointHeld: a savepoint taken just before a statement that fails is in
+// place when it fails (PostgreSQL sends the savepoint with that statement), so the
+// rollback to it keeps what came before; a savepoint that nothing followed commits.
+func exerciseSavepointHeld(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	key := func(k string) store.IdempotencyRecord { return liveKey(p, k) }
+	err := s.InTx(ctx, func(q store.Querier) error {
+		sp := q.(store.Savepoints)
+		if err := q.IdempotencyClaim(ctx, key("a")); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Savepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("a")); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("claim of a used key = %v, want ErrConflict", err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatalf("rollback to the savepoint sent with the failed statement: %v", err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("b")); err != nil {
+			t.Fatal(err)
+		}
+		// A query after a held savepoint, then a part rolled back alone.
+		if err := sp.SavepointNext(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.IdempotencyGet(ctx, p.ID, "live", "b"); err != nil {
+			t.Fatalf("read after a held savepoint: %v", err)
+		}
+		if err := q.IdempotencyClaim(ctx, key("c")); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "part"); err != nil {
+			t.Fatal(err)
+		}
+		// Nothing follows the last one.
+		return sp.SavepointNext(ctx, "part")
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	keysPresent(t, s, p, map[string]bool{"a": true, "b": true, "c": false})
+}
+
+// exerciseLockWaits: LimitLockWait bounds a transaction's wait for a row another
+// transaction holds (its statement fails instead of waiting), 0 lifts the bound; on
+// SQLite, whose transactions never wait for a row, it does nothing.
+func exerciseLockWaits(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	bounded := func(d time.Duration, lift bool) error {
+		return s.InTx(ctx, func(q store.Querier) error {
+			lw, ok := q.(store.LockWaits)
+			if !ok {
+				t.Fatal("the transaction's Querier does not implement store.LockWaits")
+			}
+			if err := lw.LimitLockWait(ctx, d); err != nil {
+				return err
+			}
+			if lift {
+				if err := lw.LimitLockWait(ctx, 0); err != nil {
+					return err
+				}
+			}
+			if ok, err := q.CreditDraw(ctx, p.ID, 1); err != nil || !ok {
+				return fmt.Errorf("draw %v: %w", ok, err)
+			}
+			return nil
+		})
+	}
+	if s.Dialect() != "postgres" {
+		if err := bounded(time.Millisecond, false); err != nil {
+			t.Fatalf("a bounded transaction alone: %v", err)
+		}
+		return
+	}
+	// Another transaction holds the partner's row for hold.
+	const hold = 1500 * time.Millisecond
+	holding := func() chan error {
+		held, done := make(chan struct{}), make(chan error, 1)
+		go func() {
+			done <- s.InTx(ctx, func(q store.Querier) error {
+				if ok, err := q.CreditDraw(ctx, p.ID, 1); err != nil || !ok {
+					return fmt.Errorf("holder's draw %v: %w", ok, err)
+				}
+				close(held)
+				time.Sleep(hold)
+				return nil
+			})
+		}()
+		<-held
+		return done
+	}
+	done := holding()
+	start := time.Now()
+	err := bounded(100*time.Millisecond, false)
+	if waited := time.Since(start); err == nil || waited >= hold {
+		t.Errorf("a draw bounded to 100 ms on a row held for %v: %v after %v; want a failure before the holder commits", hold, err, waited)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	done = holding()
+	start = time.Now()
+	if err := bounded(100*time.Millisecond, true); err != nil {
+		t.Errorf("a draw whose bound was lifted: %v", err)
+	}
+	if waited := time.Since(start); waited < hold/2 {
+		t.Errorf("a draw whose bound was lifted answered after %v, before the holder committed", waited)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PartnerGetByID(ctx, p.ID); err != nil || got.CreditUsed != 3 {
+		t.Errorf("credit used %d, %v; want 3 (two holders' draws and the lifted one's)", got.CreditUsed, err)
+	}
+}
+
+// exerciseItemWithUnitDays: one item and its unit's days in one call answer what ItemGet
+// and InventoryList answer; ErrNotFound without the item, no days without inventory.
+func exerciseItemWithUnitDays(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	item := &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"id":7,"name":"it's"}`)}
+	if _, err := s.ItemPut(ctx, item); err != nil {
+		t.Fatal(err)
+	}
+	inv := append(rows(tradewind.UnitRoom, 1, 7, 3, "2027-01-01", "2027-01-02", "2027-01-03", "2027-01-04"),
+		rows(tradewind.UnitRoom, 2, 7, 5, "2027-01-02")...)
+	inv[2].Price = 1500
+	if err := s.InventoryPut(ctx, inv); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	q := store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, UnitIDs: []int64{1}, From: "2027-01-02", To: "2027-01-03"}
+	it, days, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 7, q)
+	if err != nil {
+		t.Fatalf("ItemWithUnitDays: %v", err)
+	}
+	want, _ := s.ItemGet(ctx, tradewind.ProductHotel, 7)
+	if it.Kind != want.Kind || it.ID != want.ID || it.CityKey != want.CityKey || string(it.Data) != string(want.Data) {
+		t.Errorf("item = %+v, want %+v", it, want)
+	}
+	wantDays, _ := s.InventoryList(ctx, q)
+	if !slices.Equal(days, wantDays) || len(days) != 2 || days[0].Sold != 2 || days[1].Price != 1500 {
+		t.Errorf("days = %+v, want %+v", days, wantDays)
+	}
+	q.From, q.To = "2027-02-01", "2027-02-02"
+	if it, days, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 7, q); err != nil || it == nil || len(days) != 0 {
+		t.Errorf("days without inventory = %+v, %+v, %v; want the item and none", it, days, err)
+	}
+	q.ItemIDs = []int64{8}
+	if _, _, err := s.ItemWithUnitDays(ctx, tradewind.ProductHotel, 8, q); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a missing item: %v, want ErrNotFound", err)
+	}
+}
+
+// liveKey is the live idempotency record of p's key k.
+func liveKey(p *tradewind.Partner, k string) store.IdempotencyRecord {
+	return store.IdempotencyRecord{PartnerID: p.ID, Mode: "live", Key: k, RequestHash: "h", CreatedAt: now}
+}
+
+// keysPresent checks which of p's live idempotency keys are recorded.
+func keysPresent(t *testing.T, s store.Store, p *tradewind.Partner, want map[string]bool) {
+	t.Helper()
+	for k, w := range want {
+		if _, err := s.IdempotencyGet(context.Background(), p.ID, "live", k); (err == nil) != w {
+			t.Errorf("key %s: %v, want present %v", k, err, w)
+		}
 	}
 }

@@ -1,0 +1,133 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+// BatchStmt is one statement of a batch (Dialect.SendBatch).
+type BatchStmt struct {
+	SQL  string
+	Args []any
+}
+
+// deferredTx is a transaction's statements on a dialect that sends batches
+// (Dialect.SendBatch, PostgreSQL): the savepoint statements a transaction takes or
+// releases (and its SET LOCAL settings) are held back and sent with its next statement,
+// in one round trip when that one is an Exec. They have no result of their own to
+// wait for: what matters is that they reach the database, in order, before anything
+// that follows them, and a failure of one fails the statement they travel with (the
+// batch stops at the first error). Held statements that nothing followed are dropped
+// at COMMIT, which releases every savepoint and ends every SET LOCAL.
+type deferredTx struct {
+	dbtx
+	conn    *sql.Conn
+	send    func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) (int64, error)
+	held    []string
+	failed  error // a held statement that could not be sent: the transaction must not commit
+	oneText bool  // held statements may be sent alone as one text (Dialect.MultiStatement)
+}
+
+// hold keeps stmt for the next statement.
+func (t *deferredTx) hold(stmt string) { t.held = append(t.held, stmt) }
+
+// flush sends the held statements alone, before a statement that cannot travel with
+// them (a query, whose rows database/sql must read).
+func (t *deferredTx) flush(ctx context.Context) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if len(t.held) == 0 {
+		return nil
+	}
+	held := t.held
+	t.held = nil
+	var err error
+	if t.oneText {
+		_, err = t.dbtx.ExecContext(ctx, strings.Join(held, "; "))
+	} else {
+		_, err = t.send(ctx, t.conn, batchOf(held, BatchStmt{}))
+	}
+	if err != nil {
+		t.failed = err
+	}
+	return err
+}
+
+func batchOf(held []string, last BatchStmt) []BatchStmt {
+	out := make([]BatchStmt, 0, len(held)+1)
+	for _, s := range held {
+		out = append(out, BatchStmt{SQL: s})
+	}
+	if last.SQL != "" {
+		out = append(out, last)
+	}
+	return out
+}
+
+// batchResult is the sql.Result of an Exec sent in a batch.
+type batchResult int64
+
+func (r batchResult) LastInsertId() (int64, error) {
+	return 0, errors.New("sqlstore: no LastInsertId in a batch")
+}
+func (r batchResult) RowsAffected() (int64, error) { return int64(r), nil }
+
+// ExecContext sends the held statements and this one in one round trip.
+func (t *deferredTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if t.failed != nil {
+		return nil, t.failed
+	}
+	if len(t.held) == 0 {
+		return t.dbtx.ExecContext(ctx, query, args...)
+	}
+	held := t.held
+	t.held = nil
+	n, err := t.send(ctx, t.conn, batchOf(held, BatchStmt{SQL: query, Args: args}))
+	if err != nil {
+		return nil, err
+	}
+	return batchResult(n), nil
+}
+
+// QueryContext sends the held statements first: a query's rows are read through
+// database/sql, which a batch does not answer.
+func (t *deferredTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	return t.dbtx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext is QueryContext's for one row. A *sql.Row cannot carry the held
+// statements' failure: the query then runs in the aborted transaction and fails, and
+// failed keeps the transaction from committing whatever follows.
+func (t *deferredTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	_ = t.flush(ctx)
+	return t.dbtx.QueryRowContext(ctx, query, args...)
+}
+
+func (t *deferredTx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
+	return t.dbtx.PrepareContext(ctx, query)
+}
+
+// deferred returns the transaction's deferredTx; nil outside a transaction or on a
+// dialect without batches.
+func (q *queries) deferred() *deferredTx {
+	t, _ := q.db.(*deferredTx)
+	return t
+}
+
+// flushHeld sends the held statements before the transaction's connection is used
+// directly (COPY).
+func (q *queries) flushHeld(ctx context.Context) error {
+	if t := q.deferred(); t != nil {
+		return t.flush(ctx)
+	}
+	return nil
+}
