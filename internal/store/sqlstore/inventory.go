@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -135,16 +136,7 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 		if err != nil {
 			return nil, q.interpret(err)
 		}
-		for rows.Next() {
-			r := store.InventoryRow{Kind: iq.Kind}
-			if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if out, err = appendInventoryRows(out, rows, iq.Kind); err != nil {
 			return nil, err
 		}
 	}
@@ -157,6 +149,20 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 		return strings.Compare(a.Day, b.Day)
 	})
 	return out, nil
+}
+
+// appendInventoryRows appends rows of (unit_id, item_id, day, capacity, sold, price)
+// of kind to out, and closes rows.
+func appendInventoryRows(out []store.InventoryRow, rows *sql.Rows, kind tradewind.UnitKind) ([]store.InventoryRow, error) {
+	defer rows.Close()
+	for rows.Next() {
+		r := store.InventoryRow{Kind: kind}
+		if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // itemDaysBatch is the most spans one InventoryOfItemDays statement reads: its text
@@ -189,16 +195,7 @@ func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKi
 		if err != nil {
 			return nil, q.interpret(err)
 		}
-		for rows.Next() {
-			r := store.InventoryRow{Kind: kind}
-			if err := rows.Scan(&r.UnitID, &r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if out, err = appendInventoryRows(out, rows, kind); err != nil {
 			return nil, err
 		}
 	}
