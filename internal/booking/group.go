@@ -274,22 +274,24 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 			g.commit(batch)
 			continue
 		}
-		if timer == nil {
-			select {
-			case <-j.done:
-				return j.err
-			case <-wake:
-			}
-			continue
+		var waited <-chan time.Time // nil without a timer: never ready
+		if timer != nil {
+			waited = timer.C
 		}
 		select {
 		case <-j.done:
-			timer.Stop()
+			stopTimer(timer)
 			return j.err
 		case <-wake:
-		case <-timer.C:
+		case <-waited:
 		}
-		timer.Stop()
+		stopTimer(timer)
+	}
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
 	}
 }
 
