@@ -274,6 +274,7 @@ func openStore(ctx context.Context, c config) (*sqlstore.DB, func(), error) {
 		path := filepath.Join(dir, "bench.db")
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(path + suffix)
+			os.Remove(sqlite.RequestLogPath(path) + suffix)
 		}
 		st, err := sqlite.Open(ctx, path)
 		if err != nil {

@@ -169,7 +169,7 @@ func TestRequestLogCapture(t *testing.T) {
 			t.Errorf("ping entry query = %+v", ping)
 		}
 
-		rows := rawRows(t, env.Store.SQL())
+		rows := rawRows(t, env.Store.RequestLogSQL())
 		if len(rows) != 6 {
 			t.Fatalf("%d rows in request_logs, want 6", len(rows))
 		}
@@ -243,7 +243,7 @@ func TestRequestLogWriterStalled(t *testing.T) {
 		if st.Written != 4 || st.Written+st.Dropped != n+1 {
 			t.Errorf("stats after close = %+v, want 4 written (1 held + 3 queued) and the rest dropped", st)
 		}
-		if got := len(rawRows(t, env.Store.SQL())); got != 4 {
+		if got := len(rawRows(t, env.Store.RequestLogSQL())); got != 4 {
 			t.Errorf("%d rows written, want 4", got)
 		}
 		usage, err := env.Store.UsageList(context.Background(), acme.ID, apitest.Start.AddDate(0, 0, -1), apitest.Start.AddDate(0, 0, 1))

@@ -58,7 +58,7 @@ func TestRequestLogRetention(t *testing.T) {
 		clock.Set(now)
 		r.RunDue(ctx)
 		left := map[tradewind.Mode][]time.Time{}
-		rows, err := st.SQL().Query(`SELECT mode, at FROM request_logs`)
+		rows, err := st.RequestLogSQL().Query(`SELECT mode, at FROM request_logs`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,8 @@ func RetentionJobs(c RetentionConfig) []Job {
 	}
 	type prune func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error)
 	var out []Job
-	add := func(name string, keep time.Duration, fn prune) {
+	// addBatches adds a job that deletes by batch until one falls short of BatchSize.
+	addBatches := func(name string, keep time.Duration, batch func(ctx context.Context, p store.PruneParams) (int, error)) {
 		if keep <= 0 {
 			return
 		}
@@ -93,11 +94,7 @@ func RetentionJobs(c RetentionConfig) []Job {
 				}
 			}()
 			for range MaxBatches {
-				var n int
-				err := c.Store.InTx(ctx, func(q store.Querier) (err error) {
-					n, err = fn(q, ctx, store.PruneParams{Before: before, Limit: c.BatchSize})
-					return err
-				})
+				n, err := batch(ctx, store.PruneParams{Before: before, Limit: c.BatchSize})
 				if err != nil {
 					return err
 				}
@@ -107,6 +104,16 @@ func RetentionJobs(c RetentionConfig) []Job {
 			}
 			return nil
 		}})
+	}
+	// add deletes each batch in a transaction of its own.
+	add := func(name string, keep time.Duration, fn prune) {
+		addBatches(name, keep, func(ctx context.Context, p store.PruneParams) (n int, err error) {
+			err = c.Store.InTx(ctx, func(q store.Querier) (err error) {
+				n, err = fn(q, ctx, p)
+				return err
+			})
+			return n, err
+		})
 	}
 	r := c.Retention
 	add("events", r.Events, store.Querier.EventPrune)
@@ -123,8 +130,9 @@ func RetentionJobs(c RetentionConfig) []Job {
 		keep time.Duration
 	}{{tradewind.ModeTest, r.RequestLogsTest}, {tradewind.ModeLive, r.RequestLogsLive}} {
 		mode := m.mode
-		add("request_logs_"+string(mode), m.keep, func(q store.Querier, ctx context.Context, p store.PruneParams) (int, error) {
-			return q.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: mode, Before: p.Before, Limit: p.Limit})
+		// The request log is outside the store's transactions (store.RequestLogs).
+		addBatches("request_logs_"+string(mode), m.keep, func(ctx context.Context, p store.PruneParams) (int, error) {
+			return c.Store.RequestLogPrune(ctx, store.RequestLogPruneParams{Mode: mode, Before: p.Before, Limit: p.Limit})
 		})
 	}
 	if r.UsageCounters > 0 {

@@ -15,9 +15,10 @@ const UsageListMaxSpan = 100 * 24 * time.Hour
 // into day counters: the Overview's rolling 24 hours needs the last 25 hours exact.
 const UsageRollupAge = 48 * time.Hour
 
-// RequestLogQuerier holds the queries of the request logs and usage counters
-// (internal/reqlog, docs/request-logs.md).
-type RequestLogQuerier interface {
+// UsageQuerier holds the queries of the usage counters (internal/reqlog,
+// docs/request-logs.md); the request log's entries are RequestLogs, outside
+// transactions.
+type UsageQuerier interface {
 	// UsageAdd adds each row's Count to its counter (partner, mode, hour, route, status,
 	// error code), creating it at that count: count = count + n, so that several servers
 	// add to the same rows. Rows with the same counter are summed; Hour is truncated to
@@ -35,7 +36,13 @@ type RequestLogQuerier interface {
 	// UsagePrune deletes counters of UTC days before p.Before's: a day's counters go
 	// together, as its rolled-up row stands for the whole day.
 	UsagePrune(ctx context.Context, p PruneParams) (int, error)
+}
 
+// RequestLogs holds the request log's entries (internal/reqlog, docs/request-logs.md).
+// They are not part of the store's transactions: on SQLite they live in a file of
+// their own, written by a connection of their own (sqlite.RequestLogPath), so that
+// the log's batches never hold the writer that bookings and prebooks wait for.
+type RequestLogs interface {
 	// RequestLogInsert writes entries, in batched statements.
 	RequestLogInsert(ctx context.Context, entries []*RequestLogEntry) error
 	// RequestLogList returns up to f.Limit of the partner's entries matching f, newest

@@ -28,6 +28,7 @@ var (
 // Store is a database: the queries outside a transaction, and transactions.
 type Store interface {
 	Querier
+	RequestLogs // reqlog.go: outside transactions
 	// InTx runs fn in one transaction, committing when fn returns nil. A transaction
 	// aborted by the database for concurrency (deadlock, serialization) is retried,
 	// so fn must be safe to run again.
@@ -240,9 +241,9 @@ type Subscription struct {
 // Querier holds every query and write. Method names are noun-first.
 type Querier interface {
 	FeedQuerier
-	ChangeQuerier     // changes.go
-	PortalQuerier     // portal.go
-	RequestLogQuerier // reqlog.go
+	ChangeQuerier // changes.go
+	PortalQuerier // portal.go
+	UsageQuerier  // reqlog.go
 
 	// PartnerCreate inserts p and sets p.ID. ErrConflict when the name is taken.
 	PartnerCreate(ctx context.Context, p *tradewind.Partner) error

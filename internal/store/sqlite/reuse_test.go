@@ -24,10 +24,10 @@ func TestFreedPagesReused(t *testing.T) {
 	defer s.Close()
 	pages := func() (n int64) {
 		t.Helper()
-		if _, err := s.SQL().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		if _, err := s.RequestLogSQL().ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SQL().QueryRowContext(ctx, `PRAGMA page_count`).Scan(&n); err != nil {
+		if err := s.RequestLogSQL().QueryRowContext(ctx, `PRAGMA page_count`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

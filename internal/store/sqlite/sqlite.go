@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/pressly/goose/v3"
@@ -54,6 +55,25 @@ var Dialect = sqlstore.Dialect{
 // ReadPool is how many connections serve reads outside transactions.
 const ReadPool = 8
 
+// requestLogReadPool is how many connections read the request log's file: the portal's
+// pages and retention, never a partner request.
+const requestLogReadPool = 2
+
+// requestLogDialect is the request log file's: SQLite with that file's own schema.
+var requestLogDialect = func() sqlstore.Dialect {
+	d := Dialect
+	d.Migrations = "sqlite-requestlog"
+	return d
+}()
+
+// RequestLogPath is the file that holds the request log's entries of the database file
+// at path: "tradewind.db" keeps them in "tradewind.requestlog.db" (with its own -wal and
+// -shm files), beside it.
+func RequestLogPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".requestlog" + ext
+}
+
 // Open opens (creating if needed) the database file at path, or a private in-memory
 // database for ":memory:", and applies the migrations.
 //
@@ -63,44 +83,121 @@ const ReadPool = 8
 // query-only connections for the reads outside transactions, which WAL lets run beside
 // the writer. Another process (the operator's CLI) still takes the file's write lock
 // in turn, waited for by busy_timeout.
+//
+// The request log's entries live in a file of their own (RequestLogPath), with a writer
+// and readers of their own: its batches, hundreds of entries with their bodies at a
+// time, would otherwise hold the one writer that bookings and prebooks queue for, and
+// fill its page cache and WAL. A ":memory:" database keeps them in itself.
 func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty path")
 	}
-	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
-		"temp_store(MEMORY)", "cache_size(-32768)")
+	if path == ":memory:" {
+		writer, err := openWriter(path, "cache_size(-32768)")
+		if err != nil {
+			return nil, err
+		}
+		// A ":memory:" database has its one connection alone: each connection to
+		// ":memory:" would be a database of its own.
+		return migrated(ctx, path, sqlstore.New(writer, Dialect))
+	}
+	s, err := openFile(ctx, path, Dialect, "cache_size(-32768)", ReadPool)
 	if err != nil {
 		return nil, err
 	}
-	// One writer connection, for which writers queue in Go. A ":memory:" database has
-	// it alone: each connection to ":memory:" would be a database of its own.
+	logs, err := openFile(ctx, RequestLogPath(path), requestLogDialect, "cache_size(-8192)", requestLogReadPool)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.SetRequestLogs(logs)
+	if err := moveRequestLogs(ctx, s, RequestLogPath(path)); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite %s: request log: %w", path, err)
+	}
+	return s, nil
+}
+
+// openFile opens the database file at path with one writer connection (cacheSize its
+// page cache) and a pool of readers connections, and applies d's migrations.
+func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize string, readers int) (*sqlstore.DB, error) {
+	writer, err := openWriter(path, cacheSize)
+	if err != nil {
+		return nil, err
+	}
+	// The writer creates the file and turns WAL on before a reader opens it.
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	reader, err := open(path, "busy_timeout(10000)", "query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	return migrated(ctx, path, sqlstore.NewSplit(writer, reader, d))
+}
+
+// openWriter opens the one writer connection of path, for which writers queue in Go.
+func openWriter(path, cacheSize string) (*sql.DB, error) {
+	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
+		"temp_store(MEMORY)", cacheSize)
+	if err != nil {
+		return nil, err
+	}
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
 	writer.SetConnMaxIdleTime(0)
-	var s *sqlstore.DB
-	if path == ":memory:" {
-		s = sqlstore.New(writer, Dialect)
-	} else {
-		// The writer creates the file and turns WAL on before a reader opens it.
-		if err := writer.PingContext(ctx); err != nil {
-			writer.Close()
-			return nil, fmt.Errorf("sqlite %s: %w", path, err)
-		}
-		reader, err := open(path, "busy_timeout(10000)", "query_only(1)")
-		if err != nil {
-			writer.Close()
-			return nil, err
-		}
-		reader.SetMaxOpenConns(ReadPool)
-		reader.SetMaxIdleConns(ReadPool)
-		s = sqlstore.NewSplit(writer, reader, Dialect)
-	}
+	return writer, nil
+}
+
+func migrated(ctx context.Context, path string, s *sqlstore.DB) (*sqlstore.DB, error) {
 	if err := s.Migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// moveRequestLogs moves the entries that a main file written before the request log
+// had a file of its own still holds (its migrations 00012-00024 create the table) into
+// logPath's, ids kept, and drops the main file's table, in one transaction of the
+// main file's writer with the log file attached. Run again after a crash between the
+// two files' commits (WAL commits each file on its own), it finds the table still
+// there and copies only what is missing.
+func moveRequestLogs(ctx context.Context, s *sqlstore.DB, logPath string) error {
+	conn, err := s.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'request_logs'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE $1 AS requestlog`, logPath); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE requestlog`) //nolint:errcheck // the connection's last use here
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit, a no-op
+	const columns = `id, partner_id, mode, at, method, path, query, route, status, error_code, duration_us, key_id,
+		key_prefix, client_addr, user_agent, request_id, idempotency_key, console, request_body, request_size,
+		response_body, response_size, body_encoding`
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO requestlog.request_logs (`+columns+`)
+		SELECT `+columns+` FROM main.request_logs`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE main.request_logs`); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // open opens path with the given pragmas on every connection.

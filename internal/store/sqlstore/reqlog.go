@@ -135,8 +135,8 @@ const requestLogColumns = `partner_id, mode, at, method, path, query, route, sta
 	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console,
 	request_body, request_size, response_body, response_size, body_encoding`
 
-// RequestLogInsert stores the bodies compressed (reqlogbody.go).
-func (q *queries) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+// requestLogInsert stores the bodies compressed (reqlogbody.go).
+func (q *queries) requestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
 	arena := bodyArenas.Get().(*bodyArena)
 	defer bodyArenas.Put(arena)
 	arena.reset()
@@ -151,12 +151,12 @@ func appendRequestLogRow(args []any, e *store.RequestLogEntry, arena *bodyArena)
 		req, e.RequestSize, resp, e.ResponseSize, encoding)
 }
 
-// RequestLogInsert outside a transaction (the request log's writer) loads a batch with
-// the dialect's CopyFrom where it has one (PostgreSQL); otherwise (SQLite) it inserts
-// full batches with a statement prepared once and kept, rather than having the database
-// parse and plan a 4 400-parameter statement for every batch, and the rest as queries
-// does.
+// RequestLogInsert (the request log's writer) loads a batch with the dialect's
+// CopyFrom where it has one (PostgreSQL); otherwise (SQLite) it inserts full batches
+// with a statement prepared once and kept, rather than having the database parse and
+// plan a 4 400-parameter statement for every batch, and the rest as queries does.
 func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEntry) error {
+	s = s.requestLogs()
 	if s.dialect.CopyFrom != nil && len(entries) >= requestLogCopyMin {
 		return s.requestLogCopy(ctx, entries)
 	}
@@ -180,7 +180,7 @@ func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEn
 			}
 		}
 	}
-	return s.queries.RequestLogInsert(ctx, entries[full:])
+	return s.queries.requestLogInsert(ctx, entries[full:])
 }
 
 // requestLogCopyMin is the batch from which the writer loads entries with the
@@ -259,7 +259,8 @@ func scanRequestLog(row interface{ Scan(...any) error }, bodies bool) (*store.Re
 	return &e, nil
 }
 
-func (q *queries) RequestLogList(ctx context.Context, f store.RequestLogFilter) ([]*store.RequestLogEntry, error) {
+func (s *DB) RequestLogList(ctx context.Context, f store.RequestLogFilter) ([]*store.RequestLogEntry, error) {
+	q := s.requestLogs().queries
 	where, args := "partner_id = $1", []any{f.PartnerID}
 	add := func(cond string, vs ...any) {
 		for _, v := range vs {
@@ -319,7 +320,8 @@ func (q *queries) RequestLogList(ctx context.Context, f store.RequestLogFilter) 
 	return out, rows.Err()
 }
 
-func (q *queries) RequestLogGet(ctx context.Context, partnerID, id int64) (*store.RequestLogEntry, error) {
+func (s *DB) RequestLogGet(ctx context.Context, partnerID, id int64) (*store.RequestLogEntry, error) {
+	q := s.requestLogs().queries
 	e, err := scanRequestLog(q.db.QueryRowContext(ctx, `SELECT `+requestLogListColumns+`, request_body, response_body, body_encoding
 		FROM request_logs WHERE partner_id = $1 AND id = $2`, partnerID, id), true)
 	return e, q.interpret(err)
@@ -328,7 +330,8 @@ func (q *queries) RequestLogGet(ctx context.Context, partnerID, id int64) (*stor
 // RequestLogPrune deletes partner by partner, each partner's oldest first, through
 // request_logs_partner_at: the table keeps no index for retention alone (migration
 // 00024), one index write fewer for every entry written.
-func (q *queries) RequestLogPrune(ctx context.Context, p store.RequestLogPruneParams) (int, error) {
+func (s *DB) RequestLogPrune(ctx context.Context, p store.RequestLogPruneParams) (int, error) {
+	q := s.requestLogs().queries
 	partners, err := q.requestLogPartners(ctx)
 	if err != nil {
 		return 0, err

@@ -92,6 +92,9 @@ type Dialect struct {
 	// reuses it (stmtcache.go): SQLite, whose driver parses the text on every call
 	// otherwise. pgx keeps its own cache of prepared statements per connection.
 	StmtCache bool
+	// Migrations is the folder under migrations/ that the database's schema comes from;
+	// empty: Name. (SQLite's request log file has a schema of its own.)
+	Migrations string
 }
 
 // DB is a store.Store over one *sql.DB, or over a writer and a pool of readers.
@@ -107,7 +110,28 @@ type DB struct {
 		sync.Mutex
 		stmt *sql.Stmt
 	}
+	// logs holds the request log's entries when they live in a database of their own
+	// (SetRequestLogs); nil: in this one.
+	logs *DB
 }
+
+// SetRequestLogs makes logs, a database of the request log's own schema, hold the
+// request log's entries (store.RequestLogs) from now on; Close closes it. Called once,
+// before the store is used.
+func (s *DB) SetRequestLogs(logs *DB) { s.logs = logs }
+
+// requestLogs is the database that holds the request log's entries.
+func (s *DB) requestLogs() *DB {
+	if s.logs != nil {
+		return s.logs
+	}
+	return s
+}
+
+// RequestLogSQL returns the database of the request log's entries (the writer where
+// there is a read pool), for tests and operator tooling: SQL() unless they live in a
+// database of their own.
+func (s *DB) RequestLogSQL() *sql.DB { return s.requestLogs().db }
 
 // New wraps db, which the caller opened with the dialect's driver.
 func New(db *sql.DB, d Dialect) *DB {
@@ -172,7 +196,11 @@ func (s *DB) Migrate(ctx context.Context) error {
 // MigrateTo applies the pending migrations up to version (0: all of them); tests use
 // it to write rows in an older schema and migrate them.
 func (s *DB) MigrateTo(ctx context.Context, version int64) error {
-	sub, err := fs.Sub(migrations, "migrations/"+s.dialect.Name)
+	dir := s.dialect.Migrations
+	if dir == "" {
+		dir = s.dialect.Name
+	}
+	sub, err := fs.Sub(migrations, "migrations/"+dir)
 	if err != nil {
 		return err
 	}
@@ -234,6 +262,9 @@ func (s *DB) Close() error {
 	}
 	if s.reader != nil {
 		_ = s.reader.Close()
+	}
+	if s.logs != nil {
+		_ = s.logs.Close()
 	}
 	return s.db.Close()
 }
