@@ -40,7 +40,8 @@ import (
 //	go test -run XXX -bench WriteHandler -benchmem ./internal/httpapi/
 //
 // TRADEWIND_BENCH_HOTELS shrinks the catalog (default 1 000 hotels in 20 cities, 60
-// days) for callgrind.
+// days) for callgrind, TRADEWIND_BENCH_SERIAL=1 sends one request at a time
+// (docs/performance.md, "prebookfast6").
 func BenchmarkWriteHandler(b *testing.B) {
 	for _, o := range storetest.Openers() {
 		b.Run(o.Name, func(b *testing.B) { benchWrites(b, o) })
@@ -48,6 +49,9 @@ func BenchmarkWriteHandler(b *testing.B) {
 }
 
 func benchWrites(b *testing.B, o storetest.Opener) {
+	// TRADEWIND_BENCH_SERIAL=1: one request at a time, for instruction counts that do
+	// not depend on how 16 goroutines interleave.
+	serial := os.Getenv("TRADEWIND_BENCH_SERIAL") == "1"
 	hotels := 1000
 	if n, err := strconv.Atoi(os.Getenv("TRADEWIND_BENCH_HOTELS")); err == nil && n > 0 {
 		hotels = n
@@ -144,6 +148,15 @@ func benchWrites(b *testing.B, o storetest.Opener) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			cpu0 := processCPU()
+			if serial {
+				for b.Loop() {
+					if err := c.do(int(n.Add(1))); err != nil && tradewind.ErrorCode(err) != tradewind.ECodeInvalidQuote {
+						b.Fatalf("%s: %v", c.name, err)
+					}
+				}
+				b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-µs/op")
+				return
+			}
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if err := c.do(int(n.Add(1))); err != nil && tradewind.ErrorCode(err) != tradewind.ECodeInvalidQuote {
