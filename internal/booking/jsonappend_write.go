@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -52,8 +53,8 @@ func marshalLockedQuote(lq *lockedQuote) ([]byte, error) {
 		!htmlSafe(q.CheckOut) || !htmlSafe(q.Date) || !htmlSafe(q.NationalityCode) || !htmlSafe(lq.Policy) {
 		return json.Marshal(lq)
 	}
-	b := make([]byte, 0, 160)
-	b = append(b, `{"quote":{`...)
+	var arr [256]byte // a hotel quote's is ~190 bytes: built here, returned at its size
+	b := append(arr[:0], `{"quote":{`...)
 	b = appendString(field(b, "product_type"), q.ProductType)
 	for _, f := range [...]struct {
 		name string
@@ -96,7 +97,7 @@ func marshalLockedQuote(lq *lockedQuote) ([]byte, error) {
 	}
 	b = append(b, '}')
 	b = appendString(field(b, "cancellation_policy"), lq.Policy)
-	return append(b, '}'), nil
+	return bytes.Clone(append(b, '}')), nil
 }
 
 // htmlSafe reports whether s is printable ASCII without '"', '\\', '<', '>' and '&':

@@ -87,3 +87,21 @@ func mustMarshalNoHTML(t *testing.T, v any) []byte {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
+
+// BenchmarkMarshalLockedQuote is a hotel prebook's locked quote, appended and by json.Marshal.
+func BenchmarkMarshalLockedQuote(b *testing.B) {
+	lq := &lockedQuote{Quote: QuoteRequest{ProductType: "hotel", HotelID: 123456, RoomID: 1234567, CheckIn: "2026-03-01",
+		CheckOut: "2026-03-02", Rooms: 1, Adults: 1}, Policy: "non_refundable"}
+	b.Run("appended", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = marshalLockedQuote(lq)
+		}
+	})
+	b.Run("json.Marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(lq)
+		}
+	})
+}
