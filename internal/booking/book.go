@@ -44,7 +44,7 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 	if err := c.scenarioQuote(pq, OpPrebook); err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(lockedQuote{Quote: *q, Policy: pq.Policy})
+	raw, err := marshalLockedQuote(&lockedQuote{Quote: *q, Policy: pq.Policy})
 	if err != nil {
 		return nil, err
 	}

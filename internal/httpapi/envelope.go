@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
 )
 
 // statusOf maps every error code to its one HTTP status.
@@ -104,10 +105,10 @@ func writeSuccess(w http.ResponseWriter, res *response) {
 	for k, v := range res.Header {
 		w.Header()[k] = v
 	}
-	if data, ok := res.Data.(jsonAppender); ok && res.Message == nil {
+	if data, ok := res.Data.(jsonAppender); ok {
 		meta, ok := res.Meta.(jsonAppender)
 		if ok || res.Meta == nil {
-			writeAppended(w, res.Status, data, meta)
+			writeAppended(w, res.Status, res.Message, data, meta)
 			return
 		}
 	}
@@ -118,9 +119,10 @@ func writeSuccess(w http.ResponseWriter, res *response) {
 // encoding/json gives them with SetEscapeHTML(false), without reflection).
 type jsonAppender interface{ AppendJSON(b []byte) []byte }
 
-// writeAppended writes the success envelope of data and meta (nil: none) as writeJSON
-// writes successBody, from their AppendJSON, in one Write with its Content-Length.
-func writeAppended(w http.ResponseWriter, status int, data, meta jsonAppender) {
+// writeAppended writes the success envelope of msg (nil: null), data and meta (nil:
+// none) as writeJSON writes successBody, from their AppendJSON, in one Write with its
+// Content-Length.
+func writeAppended(w http.ResponseWriter, status int, msg *string, data, meta jsonAppender) {
 	buf := answerBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer func() {
@@ -128,7 +130,13 @@ func writeAppended(w http.ResponseWriter, status int, data, meta jsonAppender) {
 			answerBuffers.Put(buf)
 		}
 	}()
-	b := append(buf.AvailableBuffer(), `{"success":true,"message":null,"data":`...)
+	b := append(buf.AvailableBuffer(), `{"success":true,"message":`...)
+	if msg == nil {
+		b = append(b, "null"...)
+	} else {
+		b = booking.AppendJSONString(b, *msg)
+	}
+	b = append(b, `,"data":`...)
 	b = data.AppendJSON(b)
 	if meta != nil {
 		b = append(b, `,"meta":`...)

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -93,7 +95,24 @@ func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*resp
 	if err != nil {
 		return nil, err
 	}
-	return withMessage(http.StatusOK, "Price locked until "+res.ExpiresAt.Format(time.RFC3339)+".", res), nil
+	var data any = res
+	if !res.AppendsJSON() {
+		data = byEncodingJSON{res} // encoding/json refuses its expiry, and so does the answer
+	}
+	return withMessage(http.StatusOK, "Price locked until "+res.ExpiresAt.Format(time.RFC3339)+".", data), nil
+}
+
+// byEncodingJSON is v encoded by encoding/json alone, though v may append its own JSON.
+type byEncodingJSON struct{ v any }
+
+func (e byEncodingJSON) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e.v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // HeaderIdempotencyKey names the idempotency header of POST /bookings.
