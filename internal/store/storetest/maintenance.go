@@ -227,7 +227,10 @@ func exerciseSubscriptionPrune(t *testing.T, s store.Store) {
 func exercisePrebookPrune(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	cutoff := now.Add(-24 * time.Hour)
-	for i, exp := range []time.Time{cutoff.Add(-3 * time.Hour), cutoff.Add(-2 * time.Hour), cutoff.Add(-time.Hour), cutoff, now.Add(time.Minute)} {
+	// The last was written after the others with the oldest expiry (a clock stepped
+	// back): prebooks are not pruned in the order they were written.
+	for i, exp := range []time.Time{cutoff.Add(-3 * time.Hour), cutoff.Add(-2 * time.Hour), cutoff.Add(-time.Hour), cutoff,
+		now.Add(time.Minute), cutoff.Add(-4 * time.Hour)} {
 		pb := &tradewind.Prebook{Token: fmt.Sprint("pbk_", i), PartnerID: 1, Mode: "live", Quote: []byte(`{}`), TotalPrice: 100,
 			Currency: "EUR", ExpiresAt: exp, CreatedAt: exp.Add(-15 * time.Minute)}
 		if err := s.PrebookCreate(ctx, pb); err != nil {
@@ -238,10 +241,10 @@ func exercisePrebookPrune(t *testing.T, s store.Store) {
 		t.Fatal(ok, err)
 	}
 	total, batches := pruneAll(t, s, 2, cutoff, func(q store.Querier, p store.PruneParams) (int, error) { return q.PrebookPrune(ctx, p) })
-	if total != 3 || len(batches) != 2 || batches[0] != 2 {
-		t.Errorf("PrebookPrune deleted %d in batches %v, want 3 in batches of 2", total, batches)
+	if total != 4 || len(batches) != 3 || batches[0] != 2 || batches[1] != 2 {
+		t.Errorf("PrebookPrune deleted %d in batches %v, want 4 in batches of 2", total, batches)
 	}
-	for i, want := range []int{0, 0, 0, 1, 1} {
+	for i, want := range []int{0, 0, 0, 1, 1, 0} {
 		if n := rowCount(t, s, `SELECT COUNT(*) FROM prebooks WHERE token = $1`, fmt.Sprint("pbk_", i)); n != want {
 			t.Errorf("prebook %d: %d rows, want %d", i, n, want)
 		}
