@@ -591,6 +591,11 @@ type rankedKey struct {
 	minor int64
 }
 
+// cheaper is before between keys of the same rank.
+func (a *rankedKey) cheaper(b *rankedKey) bool {
+	return a.minor < b.minor || a.minor == b.minor && a.i < b.i
+}
+
 func (a *rankedKey) before(b *rankedKey) bool {
 	return a.rank < b.rank || a.rank == b.rank && (a.minor < b.minor || a.minor == b.minor && a.i < b.i)
 }
@@ -618,17 +623,15 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 	if n == 0 {
 		return keys
 	}
+	if len(rank) == 1 {
+		return cheapestOfOne(found, rank[0], keys, n)
+	}
 	// The page's last key once it is full: a candidate that does not come before it
 	// (most of a big city) is left at that. A later candidate of the same rank and
-	// price comes after every key so far (its index is higher). With one currency
-	// (most cities) the price alone decides: one comparison.
+	// price comes after every key so far (its index is higher).
 	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
-	one := len(rank) == 1
 	for i := range found {
 		x := &found[i]
-		if x.total >= lastMinor && one && len(keys) == n {
-			continue
-		}
 		r := rank[x.cur]
 		if r > lastRank || r == lastRank && x.total >= lastMinor {
 			continue
@@ -648,6 +651,61 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 			keys = keys[:n]
 			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor
 		}
+	}
+	return keys
+}
+
+// cheapestOfOne is rankedFirst's bounded path for a city of one currency (most): the
+// price orders, then the index. The n cheapest so far are kept as a heap whose first
+// key is the dearest: a candidate not cheaper than it (most of a big city; a later
+// one of the same price comes after it) costs one comparison, one that is cheaper
+// replaces it in about log2(n) steps (a page's inserts into a sorted list moved half
+// the page each). The page is sorted at the end.
+func cheapestOfOne(found []hotelCandidate, rank int32, keys []rankedKey, n int) []rankedKey {
+	i := 0
+	for ; i < len(found) && len(keys) < n; i++ { // fill the heap
+		keys = append(keys, rankedKey{rank, int32(i), found[i].total})
+		for j := len(keys) - 1; j > 0; { // up while dearer than its parent
+			up := (j - 1) / 2
+			if !keys[up].cheaper(&keys[j]) {
+				break
+			}
+			keys[up], keys[j] = keys[j], keys[up]
+			j = up
+		}
+	}
+	top := keys[0].minor // the dearest kept
+	for ; i < len(found); i++ {
+		t := found[i].total
+		if t >= top {
+			continue
+		}
+		k := rankedKey{rank, int32(i), t}
+		j := 0
+		for { // down while a child is dearer
+			c := 2*j + 1
+			if c >= len(keys) {
+				break
+			}
+			if c+1 < len(keys) && keys[c].cheaper(&keys[c+1]) {
+				c++
+			}
+			if !k.cheaper(&keys[c]) {
+				break
+			}
+			keys[j] = keys[c]
+			j = c
+		}
+		keys[j] = k
+		top = keys[0].minor
+	}
+	for j := 1; j < len(keys); j++ { // the page in order: a page is short, so by insertion
+		k := keys[j]
+		m := j
+		for ; m > 0 && k.cheaper(&keys[m-1]); m-- {
+			keys[m] = keys[m-1]
+		}
+		keys[m] = k
 	}
 	return keys
 }
