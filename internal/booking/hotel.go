@@ -42,6 +42,8 @@ type HotelHit struct {
 	InstantConfirmation bool         `json:"instant_confirmation"`
 	FromPrice           money.Amount `json:"from_price"`
 	Currency            string       `json:"currency"`
+
+	head []byte // appendHitHead of the fields above, from the city's table (nil: appended from them)
 }
 
 // HotelSearchResult is the data of a hotel search.
@@ -309,11 +311,12 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	flat := false
 	var hotels []*catalog.Hotel // what the candidates' hotel numbers name
 	var currencies []string     // and their cur numbers
+	var table *CityHotels       // the flat table, for its hits' JSON heads (read only, kept after the lock)
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
 			found = pick.city(city, city.markets[st.nationality], 0, from, days, found)
-			hotels, currencies = city.Hotels, city.currencies
+			hotels, currencies, table = city.Hotels, city.currencies, city
 		})
 		if err != nil {
 			return nil, meta, err
@@ -354,6 +357,9 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
 			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total * int64(st.rooms), Currency: h.Currency},
 			Currency: h.Currency}
+		if table != nil {
+			page[i].head = table.hitHead(x.hotel)
+		}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
