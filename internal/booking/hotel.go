@@ -576,7 +576,7 @@ type hotelCandidate struct {
 	cur   int32 // the hotel's currency, by the search's number for it
 }
 
-var hotelCandidates scratch[hotelCandidate]
+var hotelCandidates = scratch[hotelCandidate]{plain: true} // no pointer: a pooled list is not cleared
 
 // cheapestHotels is cheapestPage over hotel candidates, their currencies ranked by
 // currencyRanks: the same order (cheapestFirst's), compared as small numbers.
