@@ -181,10 +181,11 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 	out := &pickOut{found: found, curs: c.currency, base: base}
 	x := &found[0]
 	x.total = pickNone
+	f, n := int(from), int(days) // as ints: no widening per room
 	for k := range rooms {
 		r := &rooms[k]
-		lo := int(from - r.first)
-		hi := lo + int(days)
+		lo := f - int(r.first)
+		hi := lo + n
 		free, t := r.free, int64(pickNone)
 		if (r.fit-need)&fitGuards == fitGuards && lo >= 0 && hi <= len(free) {
 			if price := r.price; len(price) == len(free) {
