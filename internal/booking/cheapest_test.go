@@ -12,14 +12,21 @@ import (
 // TestCheapestFirstKeepsTheFullOrder: keeping only a page's cheapest items as they come
 // gives the same indexes, in the same order, as sorting every item, whatever the page
 // size, with ties on price and items in other currencies; and rankedFirst, the hotel
-// search's version over currencies ranked by currencyRanks, gives them too.
+// search's version over currencies ranked by currencyRanks, gives them too (a third of
+// the rounds in one currency, rankedFirst's cheapestOfOne).
 func TestCheapestFirstKeepsTheFullOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	currencies := []string{"EUR", "EUR", "EUR", "USD", "GBP", "CHF"}
-	for round := range 200 {
+	for round := range 300 {
 		items := make([]money.Amount, rng.IntN(300))
+		// A third of the rounds in one currency (most cities): the credit currency or
+		// another, prices from few (ties) to many.
+		choice, prices := currencies, 50
+		if round%3 == 1 {
+			choice, prices = []string{[]string{"EUR", "USD", "GBP"}[round/3%3]}, 1+rng.IntN(2000)
+		}
 		for i := range items {
-			items[i] = money.Amount{Minor: int64(rng.IntN(50)), Currency: currencies[rng.IntN(len(currencies))]}
+			items[i] = money.Amount{Minor: int64(rng.IntN(prices)), Currency: choice[rng.IntN(len(choice))]}
 		}
 		// The order the search promises: EUR (the credit currency) first, then by
 		// currency, price and index.

@@ -42,6 +42,8 @@ type HotelHit struct {
 	InstantConfirmation bool         `json:"instant_confirmation"`
 	FromPrice           money.Amount `json:"from_price"`
 	Currency            string       `json:"currency"`
+
+	head []byte // appendHitHead of the fields above, from the city's table (nil: appended from them)
 }
 
 // HotelSearchResult is the data of a hotel search.
@@ -179,10 +181,11 @@ func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotel
 	out := &pickOut{found: found, curs: c.currency, base: base}
 	x := &found[0]
 	x.total = pickNone
+	f, n := int(from), int(days) // as ints: no widening per room
 	for k := range rooms {
 		r := &rooms[k]
-		lo := int(from - r.first)
-		hi := lo + int(days)
+		lo := f - int(r.first)
+		hi := lo + n
 		free, t := r.free, int64(pickNone)
 		if (r.fit-need)&fitGuards == fitGuards && lo >= 0 && hi <= len(free) {
 			if price := r.price; len(price) == len(free) {
@@ -309,11 +312,12 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 	flat := false
 	var hotels []*catalog.Hotel // what the candidates' hotel numbers name
 	var currencies []string     // and their cur numbers
+	var table *CityHotels       // the flat table, for its hits' JSON heads (read only, kept after the lock)
 	if hs, ok := s.reads().(HotelScanner); ok {
 		// The city's rooms in flat arrays: one loop over them, the same choice per hotel.
 		flat, err = hs.ScanHotels(ctx, cityKey(dest), from, to, func(city *CityHotels, from, days int32) {
 			found = pick.city(city, city.markets[st.nationality], 0, from, days, found)
-			hotels, currencies = city.Hotels, city.currencies
+			hotels, currencies, table = city.Hotels, city.currencies, city
 		})
 		if err != nil {
 			return nil, meta, err
@@ -354,6 +358,9 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 			ImageURL: h.ImageURL, BoardType: r.BoardType, Refundable: r.Refundable,
 			InstantConfirmation: h.InstantConfirmation, FromPrice: money.Amount{Minor: x.total * int64(st.rooms), Currency: h.Currency},
 			Currency: h.Currency}
+		if table != nil {
+			page[i].head = table.hitHead(x.hotel)
+		}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
@@ -570,7 +577,7 @@ type hotelCandidate struct {
 	cur   int32 // the hotel's currency, by the search's number for it
 }
 
-var hotelCandidates scratch[hotelCandidate]
+var hotelCandidates = scratch[hotelCandidate]{plain: true} // no pointer: a pooled list is not cleared
 
 // cheapestHotels is cheapestPage over hotel candidates, their currencies ranked by
 // currencyRanks: the same order (cheapestFirst's), compared as small numbers.
@@ -589,6 +596,11 @@ type rankedKey struct {
 	rank  int32 // of its currency
 	i     int32
 	minor int64
+}
+
+// cheaper is before between keys of the same rank.
+func (a *rankedKey) cheaper(b *rankedKey) bool {
+	return a.minor < b.minor || a.minor == b.minor && a.i < b.i
 }
 
 func (a *rankedKey) before(b *rankedKey) bool {
@@ -618,17 +630,15 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 	if n == 0 {
 		return keys
 	}
+	if len(rank) == 1 {
+		return cheapestOfOne(found, rank[0], keys, n)
+	}
 	// The page's last key once it is full: a candidate that does not come before it
 	// (most of a big city) is left at that. A later candidate of the same rank and
-	// price comes after every key so far (its index is higher). With one currency
-	// (most cities) the price alone decides: one comparison.
+	// price comes after every key so far (its index is higher).
 	lastRank, lastMinor := int32(math.MaxInt32), int64(math.MaxInt64)
-	one := len(rank) == 1
 	for i := range found {
 		x := &found[i]
-		if x.total >= lastMinor && one && len(keys) == n {
-			continue
-		}
 		r := rank[x.cur]
 		if r > lastRank || r == lastRank && x.total >= lastMinor {
 			continue
@@ -648,6 +658,61 @@ func rankedFirst(found []hotelCandidate, rank []int32, n int) []rankedKey {
 			keys = keys[:n]
 			lastRank, lastMinor = keys[n-1].rank, keys[n-1].minor
 		}
+	}
+	return keys
+}
+
+// cheapestOfOne is rankedFirst's bounded path for a city of one currency (most): the
+// price orders, then the index. The n cheapest so far are kept as a heap whose first
+// key is the dearest: a candidate not cheaper than it (most of a big city; a later
+// one of the same price comes after it) costs one comparison, one that is cheaper
+// replaces it in about log2(n) steps (a page's inserts into a sorted list moved half
+// the page each). The page is sorted at the end.
+func cheapestOfOne(found []hotelCandidate, rank int32, keys []rankedKey, n int) []rankedKey {
+	i := 0
+	for ; i < len(found) && len(keys) < n; i++ { // fill the heap
+		keys = append(keys, rankedKey{rank, int32(i), found[i].total})
+		for j := len(keys) - 1; j > 0; { // up while dearer than its parent
+			up := (j - 1) / 2
+			if !keys[up].cheaper(&keys[j]) {
+				break
+			}
+			keys[up], keys[j] = keys[j], keys[up]
+			j = up
+		}
+	}
+	top := keys[0].minor // the dearest kept
+	for ; i < len(found); i++ {
+		t := found[i].total
+		if t >= top {
+			continue
+		}
+		k := rankedKey{rank, int32(i), t}
+		j := 0
+		for { // down while a child is dearer
+			c := 2*j + 1
+			if c >= len(keys) {
+				break
+			}
+			if c+1 < len(keys) && keys[c].cheaper(&keys[c+1]) {
+				c++
+			}
+			if !k.cheaper(&keys[c]) {
+				break
+			}
+			keys[j] = keys[c]
+			j = c
+		}
+		keys[j] = k
+		top = keys[0].minor
+	}
+	for j := 1; j < len(keys); j++ { // the page in order: a page is short, so by insertion
+		k := keys[j]
+		m := j
+		for ; m > 0 && k.cheaper(&keys[m-1]); m-- {
+			keys[m] = keys[m-1]
+		}
+		keys[m] = k
 	}
 	return keys
 }

@@ -424,7 +424,10 @@ func nightsOf(checkIn, checkOut string) int {
 
 // scratch keeps the candidate lists of searches for reuse: a search of a big city
 // collects one candidate per item, and a fresh list would grow on every request.
-type scratch[T any] struct{ pool sync.Pool }
+type scratch[T any] struct {
+	pool  sync.Pool
+	plain bool // T holds no pointer: put need not clear it
+}
 
 // get returns an empty list.
 func (s *scratch[T]) get() []T {
@@ -440,7 +443,9 @@ func (s *scratch[T]) put(l []T) {
 	if cap(l) == 0 || cap(l) > 1<<16 {
 		return
 	}
-	clear(l[:cap(l)])
+	if !s.plain {
+		clear(l[:cap(l)])
+	}
 	l = l[:0]
 	s.pool.Put(&l)
 }

@@ -122,13 +122,11 @@ func (r *HotelSearchResult) AppendJSON(b []byte) []byte {
 	b = appendInt(field(b, "nights"), int64(r.Nights))
 	b = appendString(field(b, "pricing_mode"), string(r.PricingMode))
 	b = appendList(field(b, "hotels"), r.Hotels, func(b []byte, h *HotelHit) []byte {
-		b = append(b, '{')
-		b = appendInt(field(b, "hotel_id"), h.HotelID)
-		b = appendString(field(b, "name"), h.Name)
-		b = appendString(field(b, "city"), h.City)
-		b = appendString(field(b, "country"), h.Country)
-		b = appendInt(field(b, "star_rating"), int64(h.StarRating))
-		b = appendString(field(b, "image_url"), h.ImageURL)
+		if h.head != nil {
+			b = append(b, h.head...)
+		} else {
+			b = appendHitHead(b, h.HotelID, h.Name, h.City, h.Country, h.StarRating, h.ImageURL)
+		}
 		b = appendString(field(b, "board_type"), h.BoardType)
 		b = appendBool(field(b, "refundable"), h.Refundable)
 		b = appendBool(field(b, "instant_confirmation"), h.InstantConfirmation)
@@ -137,6 +135,19 @@ func (r *HotelSearchResult) AppendJSON(b []byte) []byte {
 		return append(b, '}')
 	})
 	return append(b, '}')
+}
+
+// appendHitHead appends a hotel hit's JSON from its '{' to its image_url: the part that
+// is the hotel's alone, which a city's table keeps ready for every hotel
+// (CityHotels.hitHead).
+func appendHitHead(b []byte, id int64, name, city, country string, stars int, imageURL string) []byte {
+	b = append(b, '{')
+	b = appendInt(field(b, "hotel_id"), id)
+	b = appendString(field(b, "name"), name)
+	b = appendString(field(b, "city"), city)
+	b = appendString(field(b, "country"), country)
+	b = appendInt(field(b, "star_rating"), int64(stars))
+	return appendString(field(b, "image_url"), imageURL)
 }
 
 // AppendJSON appends the result's JSON encoding.

@@ -253,6 +253,18 @@ type CityHotels struct {
 	markets    map[string][]int64 // nationality → each hotel's market for it (basis points); absent when none has one
 	scan       []roomScan         // Rooms as netPick reads them, in the same order
 	wide       bool               // a room has wide prices
+	heads      []byte             // each hotel's hit JSON head (appendHitHead), one after the other
+	headEnd    []int32            // Hotels[i]'s head ends at headEnd[i]
+}
+
+// hitHead is hotel i's appendHitHead: a search's page copies it instead of appending
+// six fields of every hit (the hotel's table is dropped when the hotel changes).
+func (c *CityHotels) hitHead(i int32) []byte {
+	start := int32(0)
+	if i > 0 {
+		start = c.headEnd[i-1]
+	}
+	return c.heads[start:c.headEnd[i]:c.headEnd[i]]
 }
 
 // roomScan is the part of a RoomDays that netPick reads, 64 bytes instead of 96: the
@@ -304,14 +316,18 @@ func markLasts(ends []int32, mark func(k, i int32)) {
 
 // Index derives from Hotels and Rooms what a search reads (each hotel's currency as a
 // small number, its market for each nationality, the rooms in netPick's narrower
-// form); the reader calls it once Hotels and Rooms are laid out.
+// form, the start of its hits' JSON); the reader calls it once Hotels and Rooms are
+// laid out.
 func (c *CityHotels) Index() {
 	c.layoutScan()
 	c.currency = make([]int32, len(c.Hotels))
 	c.currencies = nil
 	c.markets = nil
+	c.heads, c.headEnd = nil, make([]int32, len(c.Hotels))
 	for i, h := range c.Hotels {
 		c.currency[i] = internCurrency(&c.currencies, h.Currency)
+		c.heads = appendHitHead(c.heads, h.ID, h.Name, h.City, h.Country, h.StarRating, h.ImageURL)
+		c.headEnd[i] = int32(len(c.heads))
 		for nat, bp := range h.Markets {
 			if bp == 0 {
 				continue // as no market

@@ -275,9 +275,19 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 			return nil, meta, err
 		}
 	}
-	cands, meta := cheapestPage(pick.found, c, func(x rentalCandidate) money.Amount { return money.Amount{Minor: x.total, Currency: x.r.Currency} }, pg)
-	page := make([]RentalHit, len(cands))
-	for i, x := range cands {
+	// Ordered as cheapestPage would, with the currencies as ranked numbers (one string
+	// comparison a rental, none a comparison of two): rankedFirst's order is cheapestFirst's.
+	keys := hotelCandidates.get()
+	defer func() { hotelCandidates.put(keys) }()
+	var currencies []string
+	for i := range pick.found {
+		x := &pick.found[i]
+		keys = append(keys, hotelCandidate{total: x.total, hotel: int32(i), cur: internCurrency(&currencies, x.r.Currency)})
+	}
+	ranked, meta := cheapestHotels(keys, currencyRanks(currencies, c.Partner.Currency), pg)
+	page := make([]RentalHit, len(ranked))
+	for i, k := range ranked {
+		x := &pick.found[k.hotel]
 		r := x.r
 		page[i] = RentalHit{RentalID: r.ID, Name: r.Name, PropertyType: r.PropertyType, City: r.City,
 			ImageURL: r.ImageURL, InstantBooking: r.InstantBooking, AvailableSpaces: x.spaces,
