@@ -3,6 +3,8 @@ package booking
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -104,4 +106,37 @@ func BenchmarkMarshalLockedQuote(b *testing.B) {
 			_, _ = json.Marshal(lq)
 		}
 	})
+}
+
+// TestLockedQuoteAppendsEveryField: marshalLockedQuote names QuoteRequest's fields by
+// hand; a field added to QuoteRequest and not to it would be dropped from every locked
+// quote silently. Every field but Travellers (which takes json.Marshal's path) is set
+// here by reflection, so a new one is set too and missed by the appended bytes.
+func TestLockedQuoteAppendsEveryField(t *testing.T) {
+	var q QuoteRequest
+	v := reflect.ValueOf(&q).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case v.Type().Field(i).Name == "Travellers":
+		case f.Kind() == reflect.String:
+			f.SetString("v" + strconv.Itoa(i))
+		case f.CanInt():
+			f.SetInt(int64(i + 1))
+		case f.Kind() == reflect.Slice && (f.Type().Elem().Kind() == reflect.Int || f.Type().Elem().Kind() == reflect.Int64):
+			s := reflect.MakeSlice(f.Type(), 1, 1)
+			s.Index(0).SetInt(int64(i + 1))
+			f.Set(s)
+		default:
+			t.Fatalf("QuoteRequest.%s (%s): set it here, and append it in marshalLockedQuote", v.Type().Field(i).Name, f.Type())
+		}
+	}
+	lq := &lockedQuote{Quote: q, Policy: "free_cancellation"}
+	want, err := json.Marshal(lq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := marshalLockedQuote(lq); err != nil || string(got) != string(want) {
+		t.Errorf("every field set:\n got %s (%v)\nwant %s", got, err, want)
+	}
 }
