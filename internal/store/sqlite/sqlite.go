@@ -187,9 +187,7 @@ func moveRequestLogs(ctx context.Context, s *sqlstore.DB, logPath string) error 
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit, a no-op
-	const columns = `id, partner_id, mode, at, method, path, query, route, status, error_code, duration_us, key_id,
-		key_prefix, client_addr, user_agent, request_id, idempotency_key, console, request_body, request_size,
-		response_body, response_size, body_encoding`
+	const columns = `id, ` + sqlstore.RequestLogColumns
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO requestlog.request_logs (`+columns+`)
 		SELECT `+columns+` FROM main.request_logs`); err != nil {
 		return err

@@ -131,6 +131,10 @@ func (q *queries) UsagePrune(ctx context.Context, p store.PruneParams) (int, err
 // requestLogBatch is the number of entries per insert statement (× 22 parameters).
 const requestLogBatch = 200
 
+// RequestLogColumns are the request_logs columns an entry is written with: every one
+// but its id (sqlite.Open moves rows by them, with the id).
+const RequestLogColumns = requestLogColumns
+
 const requestLogColumns = `partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
 	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console,
 	request_body, request_size, response_body, response_size, body_encoding`
