@@ -46,7 +46,7 @@ import (
 const DefaultBookGroupMax = 32
 
 // DefaultBookGroupsAtOnce is how many groups run their bookings at the same time on
-// PostgreSQL (docs/performance.md, "bookfast3"): one at a time, a group's bookings ran
+// PostgreSQL (docs/performance-history.md, "bookfast3"): one at a time, a group's bookings ran
 // one after another and bookings were slower than alone; four at once, groups of about
 // four bookings commit side by side.
 const DefaultBookGroupsAtOnce = 4

@@ -69,7 +69,7 @@ func (s *statements) count(f func()) []string {
 
 // BookStatementsPostgres is how many statements (round trips: a batch counts one) a
 // live hotel booking sends to PostgreSQL through the service (docs/performance.md,
-// "The write path", "pgbook5"): the item with its room's nights (the quote ahead,
+// "The write path"; docs/performance-history.md, "pgbook5"): the item with its room's nights (the quote ahead,
 // outside the transaction, one statement), BEGIN, the idempotency claim (which answers
 // a retry: no lookup of the key before), the claim (on condition that the item is
 // still the one priced; it returns the days it sold out), the booking with its event

@@ -39,7 +39,7 @@ func BenchmarkHandlerNoRequestLog(b *testing.B) { benchHandler(b, false, benchCa
 
 // BenchmarkHandlerSmall is BenchmarkHandler over a catalog small enough that its set-up
 // is cheap under callgrind: availability answers do not depend on the catalog's size, so
-// its availability cases count the chain around them (docs/performance.md, "hotpath").
+// its availability cases count the chain around them (docs/performance-history.md, "hotpath").
 func BenchmarkHandlerSmall(b *testing.B) {
 	benchHandler(b, true, catalog.GenerateOptions{Hotels: 40, Activities: 20, Rentals: 20, Packages: 20, Cities: 2,
 		Days: 40, Seed: 7, Start: apitest.Start})
@@ -54,7 +54,7 @@ func BenchmarkHandlerSmallNoRequestLog(b *testing.B) {
 // BenchmarkHandlerRentalCity is BenchmarkHandler over one city of issue 12's rentals
 // (250: the issue's 5 000 over 20 cities) with a few items of the other products, 60
 // days: its rental-search case is the load benchmark's at the issue's size, with a set-up
-// cheap enough for callgrind (docs/performance.md, "rentalflat").
+// cheap enough for callgrind (docs/performance-history.md, "rentalflat").
 func BenchmarkHandlerRentalCity(b *testing.B) {
 	benchHandler(b, true, catalog.GenerateOptions{Hotels: 20, Activities: 20, Rentals: 250, Packages: 10, Cities: 1,
 		Days: 60, Seed: 7, Start: apitest.Start})
@@ -62,7 +62,7 @@ func BenchmarkHandlerRentalCity(b *testing.B) {
 
 // BenchmarkHandlerIssueCity is BenchmarkHandler in one city of issue 12's size (1 000
 // hotels, 250 activities, 250 rentals, 50 packages, 60 days): its hotel-search case is
-// the load benchmark's biggest-city search, the whole request (docs/performance.md,
+// the load benchmark's biggest-city search, the whole request (docs/performance-history.md,
 // "hotelsearch4").
 func BenchmarkHandlerIssueCity(b *testing.B) {
 	benchHandler(b, true, catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 50, Cities: 1,

@@ -41,7 +41,7 @@ import (
 //
 // TRADEWIND_BENCH_HOTELS shrinks the catalog (default 1 000 hotels in 20 cities, 60
 // days) for callgrind, TRADEWIND_BENCH_SERIAL=1 sends one request at a time
-// (docs/performance.md, "prebookfast6").
+// (docs/performance-history.md, "prebookfast6").
 func BenchmarkWriteHandler(b *testing.B) {
 	for _, o := range storetest.Openers() {
 		b.Run(o.Name, func(b *testing.B) { benchWrites(b, o) })
