@@ -232,7 +232,7 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	if err != nil || len(got) != 1 || got[0].UnitID != 77 {
 		t.Errorf("InventoryList by item = %+v, %v", got, err)
 	}
-	// A (kind, unit, day) loaded twice while the indexes are dropped fails the load or
+	// A (kind, item, unit, day) loaded twice while the key is dropped fails the load or
 	// the rebuild (PostgreSQL drops the primary key too), and the transaction with it:
 	// the indexes and the rows stored before are as they were.
 	dup := store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: 78, ItemID: 7, Day: "2027-01-01", Capacity: 1, Price: 100}
