@@ -201,10 +201,14 @@ func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKi
 			}
 			args = append(args, sp.ItemID, sp.From, sp.To)
 		}
-		b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
-			FROM s JOIN inventory_units AS u ON u.kind = $1 AND u.item_id = s.item_id
-			JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.unit_id = u.unit_id
-			AND inv.day >= s.first_day AND inv.day <= s.last_day`)
+		// The spans' units first, materialized, so that every column of inventory's key
+		// comes from one row: joined three ways, PostgreSQL searched each unit by
+		// (kind, item_id, unit_id) alone and filtered its whole year by day.
+		b.WriteString(`), su AS MATERIALIZED (SELECT s.item_id, u.unit_id, s.first_day, s.last_day
+			FROM s JOIN inventory_units AS u ON u.kind = $1 AND u.item_id = s.item_id)
+			SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
+			FROM su JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = su.item_id AND inv.unit_id = su.unit_id
+			AND inv.day >= su.first_day AND inv.day <= su.last_day`)
 		rows, err := q.db.QueryContext(ctx, b.String(), args...)
 		if err != nil {
 			return nil, q.interpret(err)
