@@ -148,9 +148,11 @@ type InventoryQuery struct {
 	To      string
 }
 
-// ItemDays is the days From..To (inclusive) of one item's inventory.
+// ItemDays is the days From..To (inclusive) of one item's inventory: of every unit of
+// the item, or of the one unit UnitID (not 0) when only it changed (a claim's).
 type ItemDays struct {
 	ItemID   int64
+	UnitID   int64 // 0: every unit of the item
 	From, To string
 }
 
@@ -304,8 +306,8 @@ type Querier interface {
 
 	// InventoryList returns the rows matching q, ordered by unit and day.
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
-	// InventoryOfItemDays returns the rows of kind's units of each span's item on the
-	// span's days, in no order: the read model reloads what a group of bookings or a
+	// InventoryOfItemDays returns the rows of kind's units of each span's item (or of
+	// its unit UnitID of kind) on the span's days, in no order: the read model reloads what a group of bookings or a
 	// poll of the change feed changed in one statement, not one per item.
 	InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []ItemDays) ([]InventoryRow, error)
 	// InventoryInsert inserts rows that do not exist yet, in bulk (COPY on PostgreSQL,

@@ -182,33 +182,49 @@ const itemDaysBatch = 64
 func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
 	var out []store.InventoryRow
 	var b strings.Builder
-	args := make([]any, 0, 1+3*min(len(spans), itemDaysBatch))
+	args := make([]any, 0, 1+4*min(len(spans), itemDaysBatch))
 	for start := 0; start < len(spans); start += itemDaysBatch {
 		chunk := spans[start:min(start+itemDaysBatch, len(spans))]
-		// The spans as a table joined to each item's units (inventory_units, keyed
-		// (kind, item_id, unit_id)), then to inventory's key (kind, item_id, unit_id,
-		// day): one range of days per unit of a span's item, not the item's whole year.
-		// The first row's cast types the column for PostgreSQL.
+		// The spans as a table joined to inventory's key (kind, item_id, unit_id, day):
+		// one range of days per unit, the span's unit, or each of its item's units
+		// (inventory_units, keyed (kind, item_id, unit_id)) for a span of the whole item,
+		// not the item's whole year. The first row's casts type the columns for
+		// PostgreSQL.
 		b.Reset()
-		b.WriteString("WITH s(item_id, first_day, last_day) AS (VALUES ")
+		b.WriteString("WITH s(item_id, unit_id, first_day, last_day) AS (VALUES ")
 		args = append(args[:0], kind)
+		units := true // every span names its unit
 		for i, sp := range chunk {
 			n := len(args)
 			if i == 0 {
-				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3)
+				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3, n+4)
 			} else {
-				fmt.Fprintf(&b, ", ($%d, $%d, $%d)", n+1, n+2, n+3)
+				fmt.Fprintf(&b, ", ($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4)
 			}
-			args = append(args, sp.ItemID, sp.From, sp.To)
+			args = append(args, sp.ItemID, sp.UnitID, sp.From, sp.To)
+			units = units && sp.UnitID != 0
 		}
-		// The spans' units first, materialized, so that every column of inventory's key
-		// comes from one row: joined three ways, PostgreSQL searched each unit by
-		// (kind, item_id, unit_id) alone and filtered its whole year by day.
-		b.WriteString(`), su AS MATERIALIZED (SELECT s.item_id, u.unit_id, s.first_day, s.last_day
-			FROM s JOIN inventory_units AS u ON u.kind = $1 AND u.item_id = s.item_id)
+		if units { // a claim's: every key column from one row of s
+			b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
+			FROM s JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.unit_id = s.unit_id
+			AND inv.day >= s.first_day AND inv.day <= s.last_day`)
+		} else {
+			// The spans' units first, so that every column of inventory's key comes from
+			// one row. PostgreSQL must have them materialized: joined three ways, it
+			// searched each unit by (kind, item_id, unit_id) alone and filtered its whole
+			// year by day. SQLite's planner searches the whole key either way, and an
+			// ephemeral table costs it more (about 12 % of the statement).
+			mat := "NOT MATERIALIZED"
+			if q.d.Name == "postgres" {
+				mat = "MATERIALIZED"
+			}
+			b.WriteString(`), su AS ` + mat + ` (SELECT s.item_id, u.unit_id, s.first_day, s.last_day
+			FROM s JOIN inventory_units AS u ON u.kind = $1 AND u.item_id = s.item_id
+			AND (s.unit_id = 0 OR u.unit_id = s.unit_id))
 			SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
 			FROM su JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = su.item_id AND inv.unit_id = su.unit_id
 			AND inv.day >= su.first_day AND inv.day <= su.last_day`)
+		}
 		rows, err := q.db.QueryContext(ctx, b.String(), args...)
 		if err != nil {
 			return nil, q.interpret(err)

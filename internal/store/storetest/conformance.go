@@ -342,6 +342,35 @@ func exerciseInventoryOfItemDays(t *testing.T, s store.Store) {
 	if got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, nil); err != nil || len(got) != 0 {
 		t.Errorf("no spans = %v, %v", got, err)
 	}
+	// Spans of one unit (a claim's): that unit's rows only, of the kind asked and its
+	// item; alone, and beside a span of a whole item.
+	unitSpans := []store.ItemDays{
+		{ItemID: 7, UnitID: 2, From: "2027-01-02", To: "2027-01-05"}, // unit 2 has days to the 3rd
+		{ItemID: 7, UnitID: 4, From: "2027-01-01", To: "2027-01-05"}, // a space, not a room
+		{ItemID: 8, UnitID: 1, From: "2027-01-01", To: "2027-01-05"}, // item 7's room
+		{ItemID: 9, UnitID: 5, From: "2027-01-01", To: "2027-01-01"},
+	}
+	for _, tc := range []struct {
+		spans []store.ItemDays
+		want  []string
+	}{
+		{unitSpans, []string{"room/7/2/2027-01-02/3", "room/7/2/2027-01-03/3", "room/9/5/2027-01-01/6"}},
+		{append(slices.Clone(unitSpans), store.ItemDays{ItemID: 7, From: "2027-01-05", To: "2027-01-05"}),
+			[]string{"room/7/1/2027-01-05/2", "room/7/2/2027-01-02/3", "room/7/2/2027-01-03/3", "room/9/5/2027-01-01/6"}},
+	} {
+		got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, tc.spans)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var have []string
+		for _, r := range got {
+			have = append(have, key(r))
+		}
+		slices.Sort(have)
+		if !slices.Equal(have, tc.want) {
+			t.Errorf("InventoryOfItemDays(%+v) = %v, want %v", tc.spans, have, tc.want)
+		}
+	}
 }
 
 // exerciseInventoryItemUnits lists inventory by items and units at once: the rows of
