@@ -19,7 +19,7 @@ CREATE TABLE inventory_units (
 INSERT INTO inventory_units (kind, item_id, unit_id)
     SELECT DISTINCT kind, item_id, unit_id FROM inventory;
 -- Fails the migration if a stored unit already has rows of two items: the import's
--- owner check has refused that since migration 00001; fix the rows by hand first.
+-- owner check has always refused that; fix such rows by hand first.
 CREATE UNIQUE INDEX inventory_units_unit ON inventory_units(kind, unit_id);
 
 ALTER TABLE inventory DROP CONSTRAINT inventory_pkey,

@@ -20,9 +20,9 @@ CREATE TABLE inventory_units (
     PRIMARY KEY (kind, item_id, unit_id)
 ) WITHOUT ROWID;
 INSERT INTO inventory_units (kind, item_id, unit_id)
-    SELECT DISTINCT kind, item_id, unit_id FROM inventory ORDER BY 1, 2, 3;
+    SELECT DISTINCT kind, item_id, unit_id FROM inventory;
 -- Fails the migration if a stored unit already has rows of two items: the import's
--- owner check has refused that since migration 00001; fix the rows by hand first.
+-- owner check has always refused that; fix such rows by hand first.
 CREATE UNIQUE INDEX inventory_units_unit ON inventory_units(kind, unit_id);
 
 CREATE TABLE inventory_new (
@@ -36,9 +36,12 @@ CREATE TABLE inventory_new (
     PRIMARY KEY (kind, item_id, unit_id, day),
     CHECK (sold >= 0)
 ) WITHOUT ROWID;
+-- In the stored order, not sorted: the writer keeps temporary data in memory
+-- (temp_store), where a sort of every row held about 60 bytes a row (244 MB at a tenth
+-- of the issue's catalog, against 97 MB unsorted), and an import's rows are stored in
+-- the new key's order within each kind already.
 INSERT INTO inventory_new (kind, unit_id, item_id, day, capacity, sold, price)
-    SELECT kind, unit_id, item_id, day, capacity, sold, price FROM inventory
-    ORDER BY kind, item_id, unit_id, day;
+    SELECT kind, unit_id, item_id, day, capacity, sold, price FROM inventory;
 -- Dropping the table drops its index and 00010's triggers; they are made again below.
 DROP TABLE inventory;
 ALTER TABLE inventory_new RENAME TO inventory;
@@ -72,8 +75,7 @@ CREATE TABLE inventory_old (
     CHECK (sold >= 0)
 );
 INSERT INTO inventory_old (kind, unit_id, item_id, day, capacity, sold, price)
-    SELECT kind, unit_id, item_id, day, capacity, sold, price FROM inventory
-    ORDER BY kind, unit_id, day;
+    SELECT kind, unit_id, item_id, day, capacity, sold, price FROM inventory;
 DROP TABLE inventory;
 ALTER TABLE inventory_old RENAME TO inventory;
 CREATE INDEX inventory_item ON inventory(kind, item_id, day);
