@@ -165,9 +165,10 @@ func TestOperatorCommands(t *testing.T) {
 	}
 }
 
-// TestCatalogImportRefusesUnitsOfOtherItems: inventory is keyed by kind, unit and day, so
-// an item that names a room, space or departure id of another item would take its
-// inventory over. The import is refused whole, every such id named with its path.
+// TestCatalogImportRefusesUnitsOfOtherItems: a room, space or departure belongs to one
+// item (inventory was keyed by kind, unit and day, so such an item would have taken the
+// other's inventory over; since migration 00029 the store refuses its rows). The import
+// is refused whole, before writing, every such id named with its path.
 func TestCatalogImportRefusesUnitsOfOtherItems(t *testing.T) {
 	for _, o := range storetest.Openers() {
 		t.Run(o.Name, func(t *testing.T) {

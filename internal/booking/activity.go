@@ -219,7 +219,7 @@ func (activityProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteR
 	}
 	return &pricedQuote{Total: pt.price(c.contract(), a.Pricing), Currency: a.Currency, Instant: a.InstantConfirmation,
 		Policy: policyModerate, ItemID: a.ID, StartDate: q.Date, EndDate: q.Date, OpenStatus: tradewind.StatusOnRequest,
-		Claim: store.Claim{Kind: tradewind.UnitActivity, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
+		Claim: store.Claim{Kind: tradewind.UnitActivity, ItemID: a.ID, UnitID: a.ID, From: q.Date, To: q.Date, Quantity: pt.seats()},
 		Details: map[string]any{"activity_id": a.ID, "date": q.Date, "adults": pt.adults, "children": pt.children,
 			"infants": pt.infants}}, nil
 }

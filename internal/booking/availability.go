@@ -26,7 +26,7 @@ func (s *Service) emitAvailabilityChanged(ctx context.Context, tx store.Querier,
 // soldOut returns the days of claim c, in order, on which its unit has nothing left to
 // sell: sold out, or closed (capacity 0, also below what is sold after an import).
 func soldOut(ctx context.Context, tx store.Querier, c store.Claim) ([]string, error) {
-	rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: c.Kind, UnitIDs: []int64{c.UnitID}, From: c.From, To: c.To})
+	rows, err := tx.InventoryList(ctx, store.InventoryQuery{Kind: c.Kind, ItemIDs: []int64{c.ItemID}, UnitIDs: []int64{c.UnitID}, From: c.From, To: c.To})
 	if err != nil {
 		return nil, err
 	}

@@ -548,7 +548,7 @@ func claimOf(b *tradewind.Booking) store.Claim {
 	case tradewind.UnitDeparture, tradewind.UnitPackageDay:
 		to = from // a package takes its seats on its first day only
 	}
-	return store.Claim{Kind: b.UnitKind, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
+	return store.Claim{Kind: b.UnitKind, ItemID: b.ItemID, UnitID: b.UnitID, From: from, To: to, Quantity: b.Quantity}
 }
 
 // Confirm is the supplier's confirmation of a pending or on_request booking (operator);

@@ -562,7 +562,7 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 		policy = policyRefundable
 	}
 	return &pricedQuote{Total: total, Currency: h.Currency, Instant: h.InstantConfirmation, Policy: policy, ItemID: h.ID,
-		Claim:     store.Claim{Kind: tradewind.UnitRoom, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
+		Claim:     store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: room.ID, From: from, To: to, Quantity: st.rooms},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusOnRequest,
 		Details: map[string]any{"hotel_id": h.ID, "room_id": room.ID, "check_in": st.checkIn, "check_out": st.checkOut,
 			"nights": st.nights, "rooms": st.rooms, "adults": st.adults, "children": st.children,

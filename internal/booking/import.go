@@ -60,7 +60,7 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		return rep, err
 	}
 	inserted := 0
-	// A bulk load: on SQLite its sorts (the by-item index build) spill to files, not RSS.
+	// A bulk load: on SQLite its temporary data spills to files, not RSS.
 	err = s.Store.InTx(store.WithBulkLoad(ctx), func(tx store.Querier) error {
 		rep, inserted = ImportReport{}, 0
 		subscribers, err := tx.SubscriberPartnerIDs(ctx, tradewind.EventAvailabilityChanged)
@@ -69,10 +69,12 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 		}
 		im := importer{svc: s, tx: tx, subscribers: subscribers, rep: &rep, names: dayNames{},
 			docOwner: docUnitOwners(staged), owners: map[tradewind.UnitKind]map[int64][]int64{}}
-		// A first import (no inventory stored) loads without the by-item index (and on
-		// PostgreSQL without the primary key), each of which costs a B-tree insert per
-		// row, and builds them once, sorted, at the end. Nothing needs them meanwhile:
-		// no item has stored rows to read, no unit can belong to another item.
+		// A first import (no inventory stored) loads, on PostgreSQL, without inventory's
+		// primary key, which costs a B-tree insert per row, and builds it once, sorted,
+		// at the end (SQLite's inventory is its key, keyed by item first: the rows go
+		// in as they come, in key order within a kind). Nothing needs it meanwhile: no
+		// item has stored rows to read, no unit can belong to another item (the units'
+		// own table, inventory_units, keeps its keys and refuses one all the same).
 		if im.first, err = tx.InventoryEmpty(ctx); err != nil {
 			return err
 		}
@@ -96,8 +98,9 @@ func (s *Service) ImportCatalogWith(ctx context.Context, doc *catalog.Document, 
 			start = end
 		}
 		// Before any write of a batch, a unit id that already belonged to another item
-		// was noted (it would move that item's inventory, keyed by kind, unit and day,
-		// to this one) and the batch left unwritten; the transaction is rolled back.
+		// was noted (the store would refuse its rows: a unit belongs to one item) and
+		// the batch left unwritten; the transaction is rolled back, every such unit
+		// named.
 		if problems := unitOwnerProblems(doc, im.owners); len(problems) > 0 {
 			return &catalog.ValidationError{Problems: problems}
 		}

@@ -3,6 +3,7 @@ package booking
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,5 +57,46 @@ func TestFirstImportStoresEveryRow(t *testing.T) {
 				t.Errorf("%d rows stored, want %d", n, len(want))
 			}
 		})
+	}
+}
+
+// TestStageItemsByID: staged items come product by product, each product's by id,
+// whatever the document's order (a first import then writes inventory, keyed by item
+// first, in the key's order), and a unit's ranges as the document lists them.
+func TestStageItemsByID(t *testing.T) {
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 30, Activities: 10, Rentals: 10, Packages: 10,
+		Cities: 3, Days: 30, Seed: 3, Start: time.Date(2027, 12, 1, 0, 0, 0, 0, time.UTC)})
+	sorted, err := stageItems(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(doc.Hotels)
+	slices.Reverse(doc.Rentals)
+	doc.Activities[0], doc.Activities[5] = doc.Activities[5], doc.Activities[0]
+	doc.Packages[1], doc.Packages[8] = doc.Packages[8], doc.Packages[1]
+	staged, err := stageItems(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(staged) != len(sorted) {
+		t.Fatalf("%d staged, want %d", len(staged), len(sorted))
+	}
+	for i := range staged {
+		a, b := &staged[i], &sorted[i]
+		if a.item.Kind != b.item.Kind || a.item.ID != b.item.ID || a.item.InventoryHash != b.item.InventoryHash {
+			t.Fatalf("staged[%d] = %s %d, want %s %d", i, a.item.Kind, a.item.ID, b.item.Kind, b.item.ID)
+		}
+		if i > 0 && staged[i-1].item.Kind == a.item.Kind && staged[i-1].item.ID >= a.item.ID {
+			t.Errorf("staged[%d]: %s %d after %d", i, a.item.Kind, a.item.ID, staged[i-1].item.ID)
+		}
+	}
+	var kinds []tradewind.ProductType
+	for _, st := range staged {
+		if len(kinds) == 0 || kinds[len(kinds)-1] != st.item.Kind {
+			kinds = append(kinds, st.item.Kind)
+		}
+	}
+	if !slices.Equal(kinds, []tradewind.ProductType{tradewind.ProductHotel, tradewind.ProductActivity, tradewind.ProductRental, tradewind.ProductPackage}) {
+		t.Errorf("products in the order %v", kinds)
 	}
 }

@@ -53,7 +53,7 @@ func TestImportRewritesOnlyChanges(t *testing.T) {
 			h, g := &doc.Hotels[700], &doc.Hotels[1100]
 			room := h.Rooms[0]
 			day := apitest.Day(5)
-			if _, ok, err := st.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: room.ID, From: day, To: day, Quantity: 1}); err != nil || !ok {
+			if _, ok, err := st.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: room.ID, From: day, To: day, Quantity: 1}); err != nil || !ok {
 				t.Fatalf("claim = %v, %v", ok, err)
 			}
 			h.Rooms[0].Inventory = append(h.Rooms[0].Inventory, catalog.RoomNights{Start: day, End: day, Allotment: 7, Price: 12345})

@@ -531,7 +531,7 @@ func (packageProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRe
 	} else {
 		details["travel_date"] = o.date
 	}
-	claim := store.Claim{Kind: o.unitKind, UnitID: o.unitID, From: o.date, To: o.date, Quantity: pt.seats()}
+	claim := store.Claim{Kind: o.unitKind, ItemID: pkg.ID, UnitID: o.unitID, From: o.date, To: o.date, Quantity: pt.seats()}
 	return &pricedQuote{Total: pricePackage(c.contract(), pt, o, addons, pkg.Currency).total.Minor, Currency: pkg.Currency,
 		Instant: pkg.InstantConfirmation, Policy: policySeePolicy, ItemID: pkg.ID, Claim: claim, StartDate: o.date,
 		EndDate: addDays(o.date, pkg.DurationNights), OpenStatus: tradewind.StatusOnRequest, Details: details}, nil

@@ -88,7 +88,7 @@ func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, 
 	}
 	claim.IfItem = nil
 	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, rows: after}, c, q)
-	if err == nil && pq.Claim.Kind == claim.Kind && pq.Claim.UnitID == claim.UnitID && pq.Claim.From == claim.From &&
+	if err == nil && pq.Claim.Kind == claim.Kind && pq.Claim.ItemID == claim.ItemID && pq.Claim.UnitID == claim.UnitID && pq.Claim.From == claim.From &&
 		pq.Claim.To == claim.To && pq.Claim.Quantity == claim.Quantity {
 		return pq, after, nil
 	}

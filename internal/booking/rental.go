@@ -467,7 +467,7 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 	}
 	from, to := nightRange(st.checkIn, st.checkOut)
 	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: policySeePolicy, ItemID: r.ID,
-		Claim:     store.Claim{Kind: tradewind.UnitSpace, UnitID: sp.ID, From: from, To: to, Quantity: 1},
+		Claim:     store.Claim{Kind: tradewind.UnitSpace, ItemID: r.ID, UnitID: sp.ID, From: from, To: to, Quantity: 1},
 		StartDate: st.checkIn, EndDate: st.checkOut, OpenStatus: tradewind.StatusPending,
 		Details: map[string]any{"rental_property_id": r.ID, "space_id": sp.ID, "check_in": st.checkIn,
 			"check_out": st.checkOut, "nights": st.nights, "guests": st.guests}}, nil

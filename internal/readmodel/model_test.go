@@ -224,10 +224,10 @@ func TestModelAnswersAsTheStore(t *testing.T) {
 			// Another writer on the same database (claims on packages, a cancel by the
 			// store path): seen once the feed is polled.
 			for _, pk := range doc.Packages {
-				c := store.Claim{Kind: tradewind.UnitPackageDay, UnitID: pk.ID, From: apitest.Day(5), To: apitest.Day(5), Quantity: 2}
+				c := store.Claim{Kind: tradewind.UnitPackageDay, ItemID: pk.ID, UnitID: pk.ID, From: apitest.Day(5), To: apitest.Day(5), Quantity: 2}
 				if pk.Kind == catalog.PackageFixed {
 					d := pk.Departures[0]
-					c = store.Claim{Kind: tradewind.UnitDeparture, UnitID: d.ID, From: d.Date, To: d.Date, Quantity: 1 + rng.IntN(d.Capacity+1)}
+					c = store.Claim{Kind: tradewind.UnitDeparture, ItemID: pk.ID, UnitID: d.ID, From: d.Date, To: d.Date, Quantity: 1 + rng.IntN(d.Capacity+1)}
 				}
 				if _, _, err := p.st.InventoryClaim(ctx, c); err != nil {
 					t.Fatal(err)
@@ -327,17 +327,17 @@ func TestTouchedReloadsEveryClaimOfAGroup(t *testing.T) {
 				room    int
 				in, out int
 			}{{0, 2, 3}, {0, 30, 31}, {1, 3, 4}} {
-				claim(store.Claim{Kind: tradewind.UnitRoom, UnitID: h0.Rooms[c.room].ID, From: apitest.Day(c.in), To: apitest.Day(c.out), Quantity: 1})
+				claim(store.Claim{Kind: tradewind.UnitRoom, ItemID: h0.ID, UnitID: h0.Rooms[c.room].ID, From: apitest.Day(c.in), To: apitest.Day(c.out), Quantity: 1})
 				hotels, hotelIDs = append(hotels, stay{c.in, c.out + 1}), append(hotelIDs, h0.ID)
 			}
 			for i, h := range doc.Hotels[1:8] {
 				in := 1 + 4*i
-				claim(store.Claim{Kind: tradewind.UnitRoom, UnitID: h.Rooms[0].ID, From: apitest.Day(in), To: apitest.Day(in + 1), Quantity: 1})
+				claim(store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: h.Rooms[0].ID, From: apitest.Day(in), To: apitest.Day(in + 1), Quantity: 1})
 				hotels, hotelIDs = append(hotels, stay{in, in + 2}), append(hotelIDs, h.ID)
 			}
 			for i, r := range doc.Rentals {
 				in := 2 + 5*i
-				claim(store.Claim{Kind: tradewind.UnitSpace, UnitID: r.Spaces[0].ID, From: apitest.Day(in), To: apitest.Day(in), Quantity: 1})
+				claim(store.Claim{Kind: tradewind.UnitSpace, ItemID: r.ID, UnitID: r.Spaces[0].ID, From: apitest.Day(in), To: apitest.Day(in), Quantity: 1})
 			}
 			// Each claimed night differs between the model (before Touched) and the store.
 			for i, s := range hotels {

@@ -142,7 +142,7 @@ func (m *Model) apply(ctx context.Context, changes []store.Change) error {
 				days = append(days, store.ItemDays{ItemID: id, From: s.from, To: s.to})
 			}
 		}
-		stale, err := m.reloadDays(ctx, kind, days)
+		stale, err := m.reloadDays(ctx, kind, "", days)
 		if err != nil {
 			return err
 		}
@@ -193,13 +193,18 @@ func (m *Model) reloadItems(ctx context.Context, kind tradewind.ProductType, ids
 // bookings, or a poll of the feed, names many items. It returns the items the model
 // has no place for (unknown, or stored inventory on a new unit or day, or a price
 // wider than the item's layout): the caller reloads those whole. An item may appear
-// in several spans.
-func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, spans []store.ItemDays) (stale []int64, err error) {
+// in several spans. With unitKind, every span names one unit of that kind (a claim's)
+// and only its days are read and written.
+func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, unitKind tradewind.UnitKind, spans []store.ItemDays) (stale []int64, err error) {
 	if len(spans) == 0 {
 		return nil, nil
 	}
+	kinds := unitKinds[kind]
+	if unitKind != "" {
+		kinds = []tradewind.UnitKind{unitKind}
+	}
 	var rows []store.InventoryRow
-	for _, uk := range unitKinds[kind] {
+	for _, uk := range kinds {
 		r, err := m.st.InventoryOfItemDays(ctx, uk, spans)
 		if err != nil {
 			return nil, err
@@ -217,16 +222,17 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, span
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for id, its := range spansOf {
-		if !m.reloadItemDays(kind, id, its, byItem[id]) {
+		if !m.reloadItemDays(kind, id, unitKind, its, byItem[id]) {
 			stale = append(stale, id)
 		}
 	}
 	return stale, nil
 }
 
-// reloadItemDays writes an item's rows read for its spans into its units, or reports
-// false, writing nothing, when a row has no place in the model. m.mu is held.
-func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, spans []store.ItemDays, rows []store.InventoryRow) bool {
+// reloadItemDays writes an item's rows read for its spans into its units (a span's
+// unit of unitKind only when it names one), or reports false, writing nothing, when a
+// row has no place in the model. m.mu is held.
+func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, unitKind tradewind.UnitKind, spans []store.ItemDays, rows []store.InventoryRow) bool {
 	x := m.products[kind].byID[id]
 	if x == nil {
 		return false
@@ -252,6 +258,9 @@ func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, spans []sto
 	for _, sp := range spans {
 		lo, hi := dayNumber(sp.From), dayNumber(sp.To)
 		for _, u := range x.units {
+			if sp.UnitID != 0 && u.key != (unitKey{unitKind, sp.UnitID}) {
+				continue
+			}
 			for d := max(lo, u.first); d <= min(hi, u.first+int32(len(u.free))-1); d++ {
 				u.free[d-u.first] = -1
 			}
@@ -273,9 +282,15 @@ func (m *Model) Touched(ctx context.Context, claims []store.Claim) {
 	if !m.ready.Load() || len(claims) == 0 {
 		return
 	}
-	// The claims' days by product, each claim its own span (two claims of an item far
-	// apart in time are not read as one range).
-	byKind := map[tradewind.ProductType][]store.ItemDays{}
+	// The claims' days by product and unit kind, each claim its own span of its one
+	// unit (two claims of an item far apart in time are not read as one range; the
+	// item's other units did not change): one range of inventory's key each, where the
+	// item's every unit was a range per unit (the feed's poll reloads those).
+	type kinds struct {
+		product tradewind.ProductType
+		unit    tradewind.UnitKind
+	}
+	byKind := map[kinds][]store.ItemDays{}
 	m.mu.RLock()
 	unknown := false
 	for _, c := range claims {
@@ -284,15 +299,15 @@ func (m *Model) Touched(ctx context.Context, claims []store.Claim) {
 			unknown = true
 			continue
 		}
-		kind := productOf(c.Kind)
-		byKind[kind] = append(byKind[kind], store.ItemDays{ItemID: u.itemID, From: c.From, To: c.To})
+		k := kinds{productOf(c.Kind), c.Kind}
+		byKind[k] = append(byKind[k], store.ItemDays{ItemID: u.itemID, UnitID: c.UnitID, From: c.From, To: c.To})
 	}
 	m.mu.RUnlock()
 	if unknown {
 		m.Kick()
 	}
-	for kind, spans := range byKind {
-		stale, err := m.reloadDays(ctx, kind, spans)
+	for k, spans := range byKind {
+		stale, err := m.reloadDays(ctx, k.product, k.unit, spans)
 		if err != nil {
 			m.logger.Warn("read model: reload after a write failed; the next poll applies it", "err", err)
 		}

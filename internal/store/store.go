@@ -148,9 +148,11 @@ type InventoryQuery struct {
 	To      string
 }
 
-// ItemDays is the days From..To (inclusive) of one item's inventory.
+// ItemDays is the days From..To (inclusive) of one item's inventory: of every unit of
+// the item, or of the one unit UnitID (not 0) when only it changed (a claim's).
 type ItemDays struct {
 	ItemID   int64
+	UnitID   int64 // 0: every unit of the item
 	From, To string
 }
 
@@ -160,9 +162,13 @@ type KeyUse struct {
 	At    time.Time
 }
 
-// Claim takes Quantity units on every day From..To (inclusive) of one unit.
+// Claim takes Quantity units on every day From..To (inclusive) of one unit of one item.
+// A claim always comes from a quote (or a booking) of an item: ItemID names it, and
+// inventory is keyed (kind, item, unit, day), so a claim without it matches nothing
+// (InventoryClaim and InventoryRelease refuse it).
 type Claim struct {
 	Kind     tradewind.UnitKind
+	ItemID   int64 // the hotel, activity, rental or package the unit belongs to
 	UnitID   int64
 	From, To string
 	Quantity int
@@ -300,8 +306,8 @@ type Querier interface {
 
 	// InventoryList returns the rows matching q, ordered by unit and day.
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
-	// InventoryOfItemDays returns the rows of kind's units of each span's item on the
-	// span's days, in no order: the read model reloads what a group of bookings or a
+	// InventoryOfItemDays returns the rows of kind's units of each span's item (or of
+	// its unit UnitID of kind) on the span's days, in no order: the read model reloads what a group of bookings or a
 	// poll of the change feed changed in one statement, not one per item.
 	InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []ItemDays) ([]InventoryRow, error)
 	// InventoryInsert inserts rows that do not exist yet, in bulk (COPY on PostgreSQL,
@@ -310,18 +316,23 @@ type Querier interface {
 	// InventoryPut inserts rows or updates their capacity and price, keeping what is sold,
 	// in bulk (COPY on PostgreSQL, batched multi-row statements on SQLite). No two rows
 	// may share kind, unit and day.
+	//
+	// A unit belongs to one item: InventoryInsert and InventoryPut refuse (ErrConflict)
+	// rows of a unit that already has rows of another item of its kind, whatever their
+	// days (migration 00029's inventory_units; the store's key is (kind, item, unit, day)).
 	InventoryPut(ctx context.Context, rows []InventoryRow) error
 	// InventoryUnitOwners returns, for each of unitIDs that has inventory of kind, the
-	// ids of the items its rows belong to, ascending (normally exactly one). Unit ids
-	// without inventory are absent from the map.
+	// ids of the items its rows belong to, ascending (exactly one: a unit belongs to one
+	// item). Unit ids without inventory are absent from the map.
 	InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error)
 	// InventoryEmpty reports whether no inventory row is stored.
 	InventoryEmpty(ctx context.Context) (bool, error)
-	// InventoryIndexesDrop drops the by-item index of inventory and, on PostgreSQL, its
-	// primary key; InventoryIndexesCreate builds them again: a first import loads faster
-	// without them and sorts each once at the end. Nothing may read inventory by key
-	// between the two, and the rows loaded meanwhile must not repeat a (kind, unit, day)
-	// (the primary key's build refuses them). Only inside a transaction, which keeps the
+	// InventoryIndexesDrop drops, on PostgreSQL, the primary key of inventory (SQLite's
+	// table is its key: nothing to drop); InventoryIndexesCreate builds it again: a first
+	// import loads faster without it and sorts it once at the end. Nothing may read
+	// inventory by key between the two, and the rows loaded meanwhile must not repeat a
+	// (kind, item, unit, day) (the primary key's build refuses them; a unit under two
+	// items is refused as it is written, by the units' own key, which stays). Only inside a transaction, which keeps the
 	// indexes (and holds the table: PostgreSQL locks it until commit) if it rolls back.
 	InventoryIndexesDrop(ctx context.Context) error
 	InventoryIndexesCreate(ctx context.Context) error

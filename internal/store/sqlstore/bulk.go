@@ -279,8 +279,40 @@ func (b *rowBoxer) day(v string) any {
 }
 
 // inventoryUpsert is the conflict clause of an inventory write: what is sold is kept.
-const inventoryUpsert = ` ON CONFLICT (kind, unit_id, day) DO UPDATE SET item_id = excluded.item_id,
+// The item is part of the key: a row cannot move to another item (and its unit cannot
+// either: inventoryUnitsAdd refuses it first).
+const inventoryUpsert = ` ON CONFLICT (kind, item_id, unit_id, day) DO UPDATE SET
 	capacity = excluded.capacity, price = excluded.price`
+
+// inventoryUnitsAdd lists in inventory_units (migration 00029) every unit of rows under
+// its item, before the rows are written; ErrConflict if a unit is listed under another
+// item of its kind (the unique (kind, unit_id)). That is what keeps a unit's days to one
+// item now that inventory's key begins with the item: the old key (kind, unit_id, day)
+// refused a unit's day under a second item; this refuses the unit under a second item
+// on any day, which the import's owner check has refused all along.
+func (q *queries) inventoryUnitsAdd(ctx context.Context, rows []store.InventoryRow) error {
+	type unit struct {
+		kind       tradewind.UnitKind
+		item, unit int64
+	}
+	var units []unit
+	seen := map[unit]bool{}
+	for i := range rows {
+		r := &rows[i]
+		u := unit{r.Kind, r.ItemID, r.UnitID}
+		if len(units) > 0 && units[len(units)-1] == u { // rows come unit by unit
+			continue
+		}
+		if !seen[u] {
+			seen[u] = true
+			units = append(units, u)
+		}
+	}
+	return q.execBatches(ctx, `INSERT INTO inventory_units (kind, item_id, unit_id) VALUES `,
+		` ON CONFLICT (kind, item_id, unit_id) DO NOTHING`, 3, idBatch, len(units), func(args []any, i int) []any {
+			return append(args, string(units[i].kind), units[i].item, units[i].unit)
+		})
+}
 
 // copyThreshold is the number of rows from which a transaction's inventory write is
 // loaded with the dialect's CopyFrom rather than multi-row INSERTs.
@@ -456,6 +488,9 @@ func (q *queries) inventoryInsertRuns(ctx context.Context, kind tradewind.UnitKi
 }
 
 func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) error {
+	if err := q.inventoryUnitsAdd(ctx, rows); err != nil {
+		return fmt.Errorf("inventory put: %w", err)
+	}
 	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
 		if err := q.inventoryCopy(ctx, rows); err != nil {
 			return fmt.Errorf("inventory put: %w", err)
@@ -470,13 +505,15 @@ func (q *queries) InventoryPut(ctx context.Context, rows []store.InventoryRow) e
 }
 
 func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow) error {
-	var err error
-	if q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold {
+	err := q.inventoryUnitsAdd(ctx, rows)
+	switch {
+	case err != nil:
+	case q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold:
 		if err = q.flushHeld(ctx); err == nil {
 			err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
 		}
 		err = q.interpret(err)
-	} else {
+	default:
 		err = q.inventoryWrite(ctx, rows, "")
 	}
 	if err != nil {
@@ -523,21 +560,17 @@ func (q *queries) InventoryEmpty(ctx context.Context) (bool, error) {
 	return false, q.interpret(err)
 }
 
-// inventoryItemIndex is migration 00001's by-item index of inventory, and
-// inventoryPrimaryKey its primary key, as PostgreSQL names it.
-const (
-	inventoryItemIndex  = `CREATE INDEX inventory_item ON inventory(kind, item_id, day)`
-	inventoryPrimaryKey = `ALTER TABLE inventory ADD CONSTRAINT inventory_pkey PRIMARY KEY (kind, unit_id, day)`
-)
+// inventoryPrimaryKey is inventory's primary key (migration 00029), as PostgreSQL names
+// it. There is no other index of inventory to drop or build: the key serves reads by
+// item and claims (kind, item, unit, days) alike.
+const inventoryPrimaryKey = `ALTER TABLE inventory ADD CONSTRAINT inventory_pkey PRIMARY KEY (kind, item_id, unit_id, day)`
 
-// InventoryIndexesDrop drops the by-item index and, where the dialect allows it
-// (PostgreSQL), the primary key of inventory.
+// InventoryIndexesDrop drops inventory's primary key where the dialect allows it
+// (PostgreSQL). SQLite's inventory is a WITHOUT ROWID table, its key: nothing to drop,
+// and rows are written into it as they come (an import's, in key order within a kind).
 func (q *queries) InventoryIndexesDrop(ctx context.Context) error {
 	if q.conn == nil {
 		return errors.New("inventory indexes drop: outside a transaction")
-	}
-	if _, err := q.db.ExecContext(ctx, `DROP INDEX inventory_item`); err != nil {
-		return q.interpret(err)
 	}
 	if q.d.InventoryKeyDroppable {
 		if _, err := q.db.ExecContext(ctx, `ALTER TABLE inventory DROP CONSTRAINT inventory_pkey`); err != nil {
@@ -547,23 +580,21 @@ func (q *queries) InventoryIndexesDrop(ctx context.Context) error {
 	return nil
 }
 
-// InventoryIndexesCreate builds again what InventoryIndexesDrop dropped. The primary key
-// is built first: a duplicate (kind, unit, day) loaded meanwhile fails it, and the
-// transaction with it.
+// InventoryIndexesCreate builds again what InventoryIndexesDrop dropped: a duplicate
+// (kind, item, unit, day) loaded meanwhile fails it, and the transaction with it (a unit
+// under two items failed as it was written: inventory_units keeps its keys).
 func (q *queries) InventoryIndexesCreate(ctx context.Context) error {
 	if q.conn == nil {
 		return errors.New("inventory indexes create: outside a transaction")
+	}
+	if !q.d.InventoryKeyDroppable {
+		return nil
 	}
 	if q.d.BeforeIndexBuild != "" {
 		if _, err := q.db.ExecContext(ctx, q.d.BeforeIndexBuild); err != nil {
 			return q.interpret(err)
 		}
 	}
-	if q.d.InventoryKeyDroppable {
-		if _, err := q.db.ExecContext(ctx, inventoryPrimaryKey); err != nil {
-			return q.interpret(err)
-		}
-	}
-	_, err := q.db.ExecContext(ctx, inventoryItemIndex)
+	_, err := q.db.ExecContext(ctx, inventoryPrimaryKey)
 	return q.interpret(err)
 }

@@ -43,7 +43,7 @@ func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductTy
 	rows, err := q.db.QueryContext(ctx, `SELECT 0, city_key, data, '', 0, 0, 0 FROM items WHERE kind = $1 AND id = $2
 		UNION ALL
 		SELECT 1, '', '', day, capacity, sold, price FROM inventory
-		WHERE kind = $3 AND unit_id = $4 AND day >= $5 AND day <= $6 AND item_id = $2
+		WHERE kind = $3 AND item_id = $2 AND unit_id = $4 AND day >= $5 AND day <= $6
 		ORDER BY 1, 4`, string(kind), id, iq.Kind, unit, iq.From, iq.To)
 	if err != nil {
 		return nil, nil, q.interpret(err)
@@ -124,15 +124,25 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		items := ""
-		if col == "unit_id" && len(iq.ItemIDs) > 0 { // both: the units of those items
-			items = ` AND item_id IN (` + placeholders(len(args)+1, len(iq.ItemIDs)) + `)`
+		// Inventory is keyed (kind, item_id, unit_id, day): by items, a range of the key
+		// per item; by units and items, a range per pair; by units alone, each unit's
+		// item from inventory_units (by its unique (kind, unit_id)), then its range.
+		text := `SELECT unit_id, item_id, day, capacity, sold, price FROM inventory
+			WHERE kind = $1 AND day >= $2 AND day <= $3 AND ` + col + ` IN (` + placeholders(4, len(chunk)) + `)`
+		switch {
+		case col == "unit_id" && len(iq.ItemIDs) > 0: // both: the units of those items
+			text += ` AND item_id IN (` + placeholders(len(args)+1, len(iq.ItemIDs)) + `)`
 			for _, id := range iq.ItemIDs {
 				args = append(args, id)
 			}
+		case col == "unit_id":
+			text = `SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
+				FROM inventory_units AS u JOIN inventory AS inv
+				ON inv.kind = u.kind AND inv.item_id = u.item_id AND inv.unit_id = u.unit_id
+				AND inv.day >= $2 AND inv.day <= $3
+				WHERE u.kind = $1 AND u.unit_id IN (` + placeholders(4, len(chunk)) + `)`
 		}
-		rows, err := q.db.QueryContext(ctx, `SELECT unit_id, item_id, day, capacity, sold, price FROM inventory
-			WHERE kind = $1 AND day >= $2 AND day <= $3 AND `+col+` IN (`+placeholders(4, len(chunk))+`)`+items, args...)
+		rows, err := q.db.QueryContext(ctx, text, args...)
 		if err != nil {
 			return nil, q.interpret(err)
 		}
@@ -140,8 +150,8 @@ func (q *queries) InventoryList(ctx context.Context, iq store.InventoryQuery) ([
 			return nil, err
 		}
 	}
-	// Sorted here rather than by ORDER BY, which would steer SQLite's planner to the
-	// primary key and a scan of every row of the kind instead of the item index.
+	// Sorted here rather than by ORDER BY, which the key's order (item first) does not
+	// give when several items are read.
 	slices.SortFunc(out, func(a, b store.InventoryRow) int {
 		if c := cmp.Compare(a.UnitID, b.UnitID); c != 0 {
 			return c
@@ -172,25 +182,49 @@ const itemDaysBatch = 64
 func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
 	var out []store.InventoryRow
 	var b strings.Builder
-	args := make([]any, 0, 1+3*min(len(spans), itemDaysBatch))
+	args := make([]any, 0, 1+4*min(len(spans), itemDaysBatch))
 	for start := 0; start < len(spans); start += itemDaysBatch {
 		chunk := spans[start:min(start+itemDaysBatch, len(spans))]
-		// The spans as a table joined to the by-item index (kind, item_id, day): one
-		// range of it per span. The first row's cast types the column for PostgreSQL.
+		// The spans as a table joined to inventory's key (kind, item_id, unit_id, day):
+		// one range of days per unit, the span's unit, or each of its item's units
+		// (inventory_units, keyed (kind, item_id, unit_id)) for a span of the whole item,
+		// not the item's whole year. The first row's casts type the columns for
+		// PostgreSQL.
 		b.Reset()
-		b.WriteString("WITH s(item_id, first_day, last_day) AS (VALUES ")
+		b.WriteString("WITH s(item_id, unit_id, first_day, last_day) AS (VALUES ")
 		args = append(args[:0], kind)
+		units := true // every span names its unit
 		for i, sp := range chunk {
 			n := len(args)
 			if i == 0 {
-				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3)
+				fmt.Fprintf(&b, "(CAST($%d AS BIGINT), CAST($%d AS BIGINT), $%d, $%d)", n+1, n+2, n+3, n+4)
 			} else {
-				fmt.Fprintf(&b, ", ($%d, $%d, $%d)", n+1, n+2, n+3)
+				fmt.Fprintf(&b, ", ($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4)
 			}
-			args = append(args, sp.ItemID, sp.From, sp.To)
+			args = append(args, sp.ItemID, sp.UnitID, sp.From, sp.To)
+			units = units && sp.UnitID != 0
 		}
-		b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price FROM s JOIN inventory AS inv
-			ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.day >= s.first_day AND inv.day <= s.last_day`)
+		if units { // a claim's: every key column from one row of s
+			b.WriteString(`) SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
+			FROM s JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = s.item_id AND inv.unit_id = s.unit_id
+			AND inv.day >= s.first_day AND inv.day <= s.last_day`)
+		} else {
+			// The spans' units first, so that every column of inventory's key comes from
+			// one row. PostgreSQL must have them materialized: joined three ways, it
+			// searched each unit by (kind, item_id, unit_id) alone and filtered its whole
+			// year by day. SQLite's planner searches the whole key either way, and an
+			// ephemeral table costs it more (about 12 % of the statement).
+			mat := "NOT MATERIALIZED"
+			if q.d.Name == "postgres" {
+				mat = "MATERIALIZED"
+			}
+			b.WriteString(`), su AS ` + mat + ` (SELECT s.item_id, u.unit_id, s.first_day, s.last_day
+			FROM s JOIN inventory_units AS u ON u.kind = $1 AND u.item_id = s.item_id
+			AND (s.unit_id = 0 OR u.unit_id = s.unit_id))
+			SELECT inv.unit_id, inv.item_id, inv.day, inv.capacity, inv.sold, inv.price
+			FROM su JOIN inventory AS inv ON inv.kind = $1 AND inv.item_id = su.item_id AND inv.unit_id = su.unit_id
+			AND inv.day >= su.first_day AND inv.day <= su.last_day`)
+		}
 		rows, err := q.db.QueryContext(ctx, b.String(), args...)
 		if err != nil {
 			return nil, q.interpret(err)
@@ -203,12 +237,12 @@ func (q *queries) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKi
 }
 
 // inventoryOfUnit is InventoryList for one unit of one item (a quote's room or space):
-// one statement of a fixed text (prepared once per connection), the primary key's
-// order (kind, unit_id, day), no sort.
+// one statement of a fixed text (prepared once per connection), one range of the
+// primary key (kind, item_id, unit_id, day), in its order, no sort.
 func (q *queries) inventoryOfUnit(ctx context.Context, iq store.InventoryQuery) ([]store.InventoryRow, error) {
 	unit, item := iq.UnitIDs[0], iq.ItemIDs[0]
 	rows, err := q.db.QueryContext(ctx, `SELECT day, capacity, sold, price FROM inventory
-		WHERE kind = $1 AND unit_id = $2 AND day >= $3 AND day <= $4 AND item_id = $5 ORDER BY day`,
+		WHERE kind = $1 AND item_id = $5 AND unit_id = $2 AND day >= $3 AND day <= $4 ORDER BY day`,
 		iq.Kind, unit, iq.From, iq.To, item)
 	if err != nil {
 		return nil, q.interpret(err)
@@ -227,7 +261,9 @@ func (q *queries) inventoryOfUnit(ctx context.Context, iq store.InventoryQuery) 
 
 func (q *queries) InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKind, unitIDs []int64) (map[int64][]int64, error) {
 	out := map[int64][]int64{}
-	// Chunked like InventoryList; the primary key (kind, unit_id, day) serves the lookup.
+	// Chunked like InventoryList; inventory_units' unique (kind, unit_id) serves the
+	// lookup (inventory's key begins with the item). A unit has rows exactly when it is
+	// listed there: both are written together, and neither is deleted.
 	for start := 0; start < len(unitIDs); start += 500 {
 		chunk := unitIDs[start:min(start+500, len(unitIDs))]
 		args := make([]any, 0, len(chunk)+1)
@@ -235,7 +271,7 @@ func (q *queries) InventoryUnitOwners(ctx context.Context, kind tradewind.UnitKi
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := q.db.QueryContext(ctx, `SELECT DISTINCT unit_id, item_id FROM inventory
+		rows, err := q.db.QueryContext(ctx, `SELECT unit_id, item_id FROM inventory_units
 			WHERE kind = $1 AND unit_id IN (`+placeholders(2, len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, q.interpret(err)
@@ -279,20 +315,23 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 	if err != nil || want < 1 {
 		return nil, false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
 	}
+	if c.ItemID == 0 {
+		return nil, false, fmt.Errorf("inventory claim: %s %d names no item", c.Kind, c.UnitID)
+	}
 	// One conditional statement: rows lacking room are skipped. Fewer rows than days
 	// means the claim fails, and the days it did take are given back at once, so the
 	// claim is all or nothing even outside a transaction. The rows it returns tell the
 	// caller which days sold out, without another read.
 	text, args := `UPDATE inventory SET sold = sold + $1
-		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		RETURNING item_id, day, capacity, sold, price`, []any{c.Quantity, c.Kind, c.UnitID, c.From, c.To}
+		WHERE kind = $2 AND item_id = $6 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
+		RETURNING day, capacity, sold, price`, []any{c.Quantity, c.Kind, c.UnitID, c.From, c.To, c.ItemID}
 	if it := c.IfItem; it != nil {
 		// The item's document checked in the same statement (one round trip on
 		// PostgreSQL): a primary-key lookup, evaluated once.
 		text, args = `UPDATE inventory SET sold = sold + $1
-		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		AND EXISTS (SELECT 1 FROM items WHERE kind = $6 AND id = $7 AND data = $8)
-		RETURNING item_id, day, capacity, sold, price`, append(args, string(it.Kind), it.ID, string(it.Data))
+		WHERE kind = $2 AND item_id = $6 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
+		AND EXISTS (SELECT 1 FROM items WHERE kind = $7 AND id = $8 AND data = $9)
+		RETURNING day, capacity, sold, price`, append(args, string(it.Kind), it.ID, string(it.Data))
 	}
 	rows, err := q.db.QueryContext(ctx, text, args...)
 	if err != nil {
@@ -300,8 +339,8 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 	}
 	var taken []store.InventoryRow
 	for rows.Next() {
-		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID}
-		if err := rows.Scan(&r.ItemID, &r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
+		if err := rows.Scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
 			rows.Close()
 			return nil, false, err
 		}
@@ -316,12 +355,12 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 		return taken, true, nil
 	}
 	if len(taken) > 0 {
-		args := []any{c.Quantity, c.Kind, c.UnitID}
+		args := []any{c.Quantity, c.Kind, c.ItemID, c.UnitID}
 		for _, r := range taken {
 			args = append(args, r.Day)
 		}
-		if _, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND unit_id = $3
-			AND day IN (`+placeholders(4, len(taken))+`)`, args...); err != nil {
+		if _, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND item_id = $3 AND unit_id = $4
+			AND day IN (`+placeholders(5, len(taken))+`)`, args...); err != nil {
 			return nil, false, err
 		}
 	}
@@ -329,8 +368,11 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 }
 
 func (q *queries) InventoryRelease(ctx context.Context, c store.Claim) error {
+	if c.ItemID == 0 {
+		return fmt.Errorf("inventory release: %s %d names no item", c.Kind, c.UnitID)
+	}
 	_, err := q.exec(ctx, `UPDATE inventory SET sold = CASE WHEN sold >= $1 THEN sold - $1 ELSE 0 END
-		WHERE kind = $2 AND unit_id = $3 AND day >= $4 AND day <= $5`,
-		c.Quantity, c.Kind, c.UnitID, c.From, c.To)
+		WHERE kind = $2 AND item_id = $6 AND unit_id = $3 AND day >= $4 AND day <= $5`,
+		c.Quantity, c.Kind, c.UnitID, c.From, c.To, c.ItemID)
 	return err
 }

@@ -66,16 +66,15 @@ type Dialect struct {
 	// sent in one round trip (PostgreSQL's simple protocol, which pgx uses for them).
 	// Not SQLite's: a prepared text runs its first statement only.
 	MultiStatement bool
-	// InventoryKeyDroppable: a first import may drop inventory's primary key with its
-	// by-item index and rebuild both, sorted, before commit (PostgreSQL; SQLite cannot
-	// drop a table's primary key).
+	// InventoryKeyDroppable: a first import may drop inventory's primary key and build
+	// it, sorted, before commit (PostgreSQL; SQLite's WITHOUT ROWID inventory is its key).
 	InventoryKeyDroppable bool
 	// BulkLoadSession, when set, is run on the connection of a bulk load's transaction
 	// (store.WithBulkLoad) before it begins ([0]) and after it ends ([1]): settings that
 	// cannot change inside a transaction (SQLite's temp_store).
 	BulkLoadSession [2]string
 	// BeforeIndexBuild, when set, runs in the transaction just before a first import
-	// builds inventory's indexes (PostgreSQL: SET LOCAL maintenance_work_mem).
+	// builds inventory's primary key (PostgreSQL: SET LOCAL maintenance_work_mem).
 	BeforeIndexBuild string
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.

@@ -65,7 +65,7 @@ func exerciseBulkWrites(t *testing.T, s store.Store) {
 			t.Errorf("InventoryInsert of %d existing rows = %v, want ErrConflict", n, err)
 		}
 	}
-	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 1, UnitID: 150, From: "2027-01-01", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
 	// Two bulk writes in one transaction: capacity and price change, what is sold stays.
@@ -232,7 +232,7 @@ func exerciseInventoryItemIndex(t *testing.T, s store.Store) {
 	if err != nil || len(got) != 1 || got[0].UnitID != 77 {
 		t.Errorf("InventoryList by item = %+v, %v", got, err)
 	}
-	// A (kind, unit, day) loaded twice while the indexes are dropped fails the load or
+	// A (kind, item, unit, day) loaded twice while the key is dropped fails the load or
 	// the rebuild (PostgreSQL drops the primary key too), and the transaction with it:
 	// the indexes and the rows stored before are as they were.
 	dup := store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: 78, ItemID: 7, Day: "2027-01-01", Capacity: 1, Price: 100}
@@ -288,7 +288,7 @@ func exerciseInventoryRuns(t *testing.T, s store.Store) {
 	add(900, 9, 131, 140, 2, 110) // a day missing
 	add(901, 9, 141, 200, 2, 110) // the next unit, from the day after
 	add(902, 10, 0, 30, 1, 50)
-	add(902, 11, 31, 40, 1, 50) // the same unit, another item
+	add(905, 11, 31, 40, 1, 50) // another item (a unit belongs to one item: another unit)
 	for d := 60; d > 50; d-- {  // days out of order
 		add(903, 10, d, d, 1, 50)
 	}
@@ -314,5 +314,100 @@ func exerciseInventoryRuns(t *testing.T, s store.Store) {
 	}
 	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, rows[100:]) }); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("InventoryInsert of stored runs = %v, want ErrConflict", err)
+	}
+}
+
+// exerciseInventoryUnitOneItem: a unit's rows belong to one item. Inventory's key is
+// (kind, item, unit, day) (migration 00029), which alone would take a unit's day under
+// a second item; the old key (kind, unit, day) refused that, and the store still does,
+// on any day, in every way rows are written: InventoryInsert and InventoryPut, a few
+// rows or a bulk load (COPY on PostgreSQL), with the primary key dropped for a first
+// import. A claim names its item: one naming another item takes nothing.
+func exerciseInventoryUnitOneItem(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	days := func(unit, item int64, from, n int) []store.InventoryRow {
+		var out []store.InventoryRow
+		for d := from; d < from+n; d++ {
+			day := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d).Format(tradewind.DateLayout)
+			out = append(out, store.InventoryRow{Kind: tradewind.UnitRoom, UnitID: unit, ItemID: item, Day: day, Capacity: 2, Price: 100})
+		}
+		return out
+	}
+	insert := func(r []store.InventoryRow) error {
+		return s.InTx(ctx, func(q store.Querier) error { return q.InventoryInsert(ctx, r) })
+	}
+	if err := insert(days(50, 1, 0, 3)); err != nil {
+		t.Fatal(err)
+	}
+	for name, write := range map[string]func() error{
+		"insert, same day":    func() error { return insert(days(50, 2, 0, 1)) },
+		"insert, another day": func() error { return insert(days(50, 2, 9, 1)) },
+		"put, same day":       func() error { return s.InventoryPut(ctx, days(50, 2, 1, 1)) },
+		"put, another day":    func() error { return s.InventoryPut(ctx, days(50, 2, 20, 2)) },
+		"bulk insert (COPY)":  func() error { return insert(append(days(60, 3, 0, 2500), days(50, 2, 30, 1)...)) },
+		"bulk put (COPY)": func() error {
+			return s.InTx(ctx, func(q store.Querier) error {
+				return q.InventoryPut(ctx, append(days(60, 3, 0, 2500), days(50, 2, 30, 1)...))
+			})
+		},
+		"one batch, two items": func() error { return insert(append(days(61, 3, 0, 2), days(61, 4, 2, 2)...)) },
+		"key dropped": func() error {
+			return s.InTx(ctx, func(q store.Querier) error {
+				if err := q.InventoryIndexesDrop(ctx); err != nil {
+					return err
+				}
+				if err := q.InventoryInsert(ctx, days(62, 5, 0, 2500)); err != nil {
+					return err
+				}
+				if err := q.InventoryInsert(ctx, days(62, 6, 0, 2500)); err != nil {
+					return err
+				}
+				return q.InventoryIndexesCreate(ctx)
+			})
+		},
+	} {
+		if err := write(); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("%s: a unit's rows under a second item = %v, want ErrConflict", name, err)
+		}
+	}
+	// Nothing of the refused writes was stored; the unit is item 1's, three days.
+	for item, want := range map[int64]int{1: 3, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0} {
+		got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{item}, From: "0000-01-01", To: "9999-12-31"})
+		if err != nil || len(got) != want {
+			t.Errorf("rows of item %d = %d, %v; want %d", item, len(got), err, want)
+		}
+	}
+	if got, err := s.InventoryUnitOwners(ctx, tradewind.UnitRoom, []int64{50, 60, 61, 62}); err != nil || len(got) != 1 || !slices.Equal(got[50], []int64{1}) {
+		t.Errorf("owners = %v, %v; want 50 → [1] only", got, err)
+	}
+	// The same unit id in another kind is another unit.
+	if err := insert(append(days(50, 2, 0, 1), days(50, 2, 1, 1)...)); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("room 50 of item 2 = %v, want ErrConflict", err)
+	}
+	space := days(50, 2, 0, 2)
+	for i := range space {
+		space[i].Kind = tradewind.UnitSpace
+	}
+	if err := insert(space); err != nil {
+		t.Errorf("space 50 of item 2 beside room 50 of item 1: %v", err)
+	}
+	// A claim names its item: another item's claim of the unit takes nothing; none
+	// without an item.
+	day := days(50, 1, 0, 1)[0].Day
+	if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 2, UnitID: 50, From: day, To: day, Quantity: 1}); err != nil || ok || after != nil {
+		t.Errorf("claim of room 50 as item 2's = %v, %v, %v; want nothing taken", after, ok, err)
+	}
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 50, From: day, To: day, Quantity: 1}); err == nil || ok {
+		t.Errorf("claim without an item = %v, %v; want an error", ok, err)
+	}
+	if err := s.InventoryRelease(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 50, From: day, To: day, Quantity: 1}); err == nil {
+		t.Error("release without an item succeeded")
+	}
+	if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 1, UnitID: 50, From: day, To: day, Quantity: 2}); err != nil || !ok || len(after) != 1 || after[0].ItemID != 1 || after[0].Sold != 2 {
+		t.Errorf("claim of room 50 as item 1's = %+v, %v, %v", after, ok, err)
+	}
+	// A unit listed by id alone is found through its item.
+	if got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{50}, From: day, To: "9999-12-31"}); err != nil || len(got) != 3 || got[0].Sold != 2 || got[0].ItemID != 1 {
+		t.Errorf("InventoryList by unit = %+v, %v", got, err)
 	}
 }

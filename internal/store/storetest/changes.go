@@ -80,7 +80,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 		t.Fatalf("inventory put: changes %q", got)
 	}
 
-	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 100, From: "2027-01-10", To: "2027-01-11", Quantity: 1}
+	claim := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 100, From: "2027-01-10", To: "2027-01-11", Quantity: 1}
 	if _, ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}

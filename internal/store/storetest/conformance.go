@@ -17,30 +17,31 @@ import (
 func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 	t.Helper()
 	cases := map[string]func(t *testing.T, s store.Store){
-		"Partners":            exercisePartners,
-		"Keys":                exerciseKeys,
-		"KeyLastUsed":         exerciseKeyLastUsed, // auth.go
-		"AuthVersion":         exerciseAuthVersion,
-		"Items":               exerciseItems,
-		"Inventory":           exerciseInventory,
-		"InventoryUnitOwners": exerciseInventoryUnitOwners,
-		"InventoryItemUnits":  exerciseInventoryItemUnits,
-		"InventoryOfItemDays": exerciseInventoryOfItemDays,
-		"ItemWithUnitDays":    exerciseItemWithUnitDays,
-		"BulkWrites":          exerciseBulkWrites,         // bulk.go
-		"InventoryItemIndex":  exerciseInventoryItemIndex, // bulk.go
-		"InventoryRuns":       exerciseInventoryRuns,      // bulk.go
-		"Bookings":            exerciseBookings,
-		"Idempotency":         exerciseIdempotency,
-		"Prebooks":            exercisePrebooks,
-		"TxRollback":          exerciseTxRollback,
-		"AfterCommit":         exerciseAfterCommit,
-		"Savepoints":          exerciseSavepoints,
-		"SavepointNext":       exerciseSavepointNext,
-		"Events":              exerciseEvents,
-		"BookingWithEvents":   exerciseBookingWithEvents,
-		"SavepointHeld":       exerciseSavepointHeld,
-		"LockWaits":           exerciseLockWaits,
+		"Partners":             exercisePartners,
+		"Keys":                 exerciseKeys,
+		"KeyLastUsed":          exerciseKeyLastUsed, // auth.go
+		"AuthVersion":          exerciseAuthVersion,
+		"Items":                exerciseItems,
+		"Inventory":            exerciseInventory,
+		"InventoryUnitOwners":  exerciseInventoryUnitOwners,
+		"InventoryItemUnits":   exerciseInventoryItemUnits,
+		"InventoryOfItemDays":  exerciseInventoryOfItemDays,
+		"ItemWithUnitDays":     exerciseItemWithUnitDays,
+		"BulkWrites":           exerciseBulkWrites,           // bulk.go
+		"InventoryItemIndex":   exerciseInventoryItemIndex,   // bulk.go
+		"InventoryRuns":        exerciseInventoryRuns,        // bulk.go
+		"InventoryUnitOneItem": exerciseInventoryUnitOneItem, // bulk.go
+		"Bookings":             exerciseBookings,
+		"Idempotency":          exerciseIdempotency,
+		"Prebooks":             exercisePrebooks,
+		"TxRollback":           exerciseTxRollback,
+		"AfterCommit":          exerciseAfterCommit,
+		"Savepoints":           exerciseSavepoints,
+		"SavepointNext":        exerciseSavepointNext,
+		"Events":               exerciseEvents,
+		"BookingWithEvents":    exerciseBookingWithEvents,
+		"SavepointHeld":        exerciseSavepointHeld,
+		"LockWaits":            exerciseLockWaits,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
@@ -220,7 +221,7 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02", "2027-01-03")); err != nil {
 		t.Fatal(err)
 	}
-	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
+	claim := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
 	after, ok, err := s.InventoryClaim(ctx, claim)
 	if err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
@@ -230,7 +231,7 @@ func exerciseInventory(t *testing.T, s store.Store) {
 		after[1].Capacity != 2 || after[0].ItemID != 7 || after[0].Price != 1000 || after[0].UnitID != 1 || after[0].Kind != tradewind.UnitRoom {
 		t.Errorf("claimed rows = %+v", after)
 	}
-	if after, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok || after != nil {
+	if after, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-02", To: "2027-01-03", Quantity: 1}); ok || after != nil {
 		t.Error("a claim over a full day must fail")
 	}
 	// A claim conditional on an item's document takes only while the item is stored so.
@@ -243,17 +244,17 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	missing := *item
 	missing.ID = 8
 	for _, it := range []*store.Item{&other, &missing} {
-		if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: it}); err != nil || ok || after != nil {
+		if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: it}); err != nil || ok || after != nil {
 			t.Errorf("claim if item %d is %s = %v, %v, %v; want nothing taken", it.ID, it.Data, after, ok, err)
 		}
 	}
-	if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: item}); err != nil || !ok || len(after) != 1 || after[0].Sold != 1 {
+	if after, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1, IfItem: item}); err != nil || !ok || len(after) != 1 || after[0].Sold != 1 {
 		t.Fatalf("claim if item is as stored = %v, %v, %v", after, ok, err)
 	}
-	if err := s.InventoryRelease(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1}); err != nil {
+	if err := s.InventoryRelease(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-03", To: "2027-01-03", Quantity: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
+	if _, ok, _ := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-03", To: "2027-01-04", Quantity: 1}); ok {
 		t.Error("a claim over a day without inventory must fail")
 	}
 	// Re-putting keeps what is sold and changes capacity and price.
@@ -341,6 +342,35 @@ func exerciseInventoryOfItemDays(t *testing.T, s store.Store) {
 	if got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, nil); err != nil || len(got) != 0 {
 		t.Errorf("no spans = %v, %v", got, err)
 	}
+	// Spans of one unit (a claim's): that unit's rows only, of the kind asked and its
+	// item; alone, and beside a span of a whole item.
+	unitSpans := []store.ItemDays{
+		{ItemID: 7, UnitID: 2, From: "2027-01-02", To: "2027-01-05"}, // unit 2 has days to the 3rd
+		{ItemID: 7, UnitID: 4, From: "2027-01-01", To: "2027-01-05"}, // a space, not a room
+		{ItemID: 8, UnitID: 1, From: "2027-01-01", To: "2027-01-05"}, // item 7's room
+		{ItemID: 9, UnitID: 5, From: "2027-01-01", To: "2027-01-01"},
+	}
+	for _, tc := range []struct {
+		spans []store.ItemDays
+		want  []string
+	}{
+		{unitSpans, []string{"room/7/2/2027-01-02/3", "room/7/2/2027-01-03/3", "room/9/5/2027-01-01/6"}},
+		{append(slices.Clone(unitSpans), store.ItemDays{ItemID: 7, From: "2027-01-05", To: "2027-01-05"}),
+			[]string{"room/7/1/2027-01-05/2", "room/7/2/2027-01-02/3", "room/7/2/2027-01-03/3", "room/9/5/2027-01-01/6"}},
+	} {
+		got, err := s.InventoryOfItemDays(ctx, tradewind.UnitRoom, tc.spans)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var have []string
+		for _, r := range got {
+			have = append(have, key(r))
+		}
+		slices.Sort(have)
+		if !slices.Equal(have, tc.want) {
+			t.Errorf("InventoryOfItemDays(%+v) = %v, want %v", tc.spans, have, tc.want)
+		}
+	}
 }
 
 // exerciseInventoryItemUnits lists inventory by items and units at once: the rows of
@@ -396,10 +426,14 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 	}
 	put(rows(tradewind.UnitRoom, 11, 7, 2, "2027-01-01", "2027-01-02"))
 	put(rows(tradewind.UnitRoom, 12, 7, 2, "2027-01-01"))
-	put(rows(tradewind.UnitRoom, 1100, 8, 1, "2027-01-01"))    // in the third chunk of the list below
-	put(rows(tradewind.UnitSpace, 11, 9, 1, "2027-01-01"))     // same unit id, other kind
-	put(rows(tradewind.UnitRoom, 13, 8, 1, "2027-01-01"))      // unit 13 is split between items 8 and 7,
-	put(rows(tradewind.UnitRoom, 13, 7, 1, "2027-01-02"))      // as an import before the check could leave it
+	put(rows(tradewind.UnitRoom, 1100, 8, 1, "2027-01-01")) // in the third chunk of the list below
+	put(rows(tradewind.UnitSpace, 11, 9, 1, "2027-01-01"))  // same unit id, other kind
+	put(rows(tradewind.UnitRoom, 13, 8, 1, "2027-01-01"))
+	// Unit 13 cannot also be item 7's (migration 00029's inventory_units; before it, an
+	// import predating the owner check could leave a unit split between two items).
+	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 13, 7, 1, "2027-01-02")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("room 13 of item 7 after item 8's: %v, want ErrConflict", err)
+	}
 	put(rows(tradewind.UnitDeparture, 11, 5, 9, "2027-03-01")) // departures are keyed the same way
 
 	if got, err := s.InventoryUnitOwners(ctx, tradewind.UnitRoom, nil); err != nil || len(got) != 0 {
@@ -414,7 +448,7 @@ func exerciseInventoryUnitOwners(t *testing.T, s store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64][]int64{11: {7}, 12: {7}, 13: {7, 8}, 1100: {8}}
+	want := map[int64][]int64{11: {7}, 12: {7}, 13: {8}, 1100: {8}}
 	if len(got) != len(want) {
 		t.Errorf("InventoryUnitOwners(room) = %v, want %v", got, want)
 	}
@@ -937,7 +971,7 @@ func exerciseItemWithUnitDays(t *testing.T, s store.Store) {
 	if err := s.InventoryPut(ctx, inv); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-02", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-02", To: "2027-01-02", Quantity: 2}); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	q := store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, UnitIDs: []int64{1}, From: "2027-01-02", To: "2027-01-03"}

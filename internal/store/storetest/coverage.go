@@ -145,7 +145,7 @@ func exerciseConcurrentInventoryClaim(t *testing.T, s store.Store) {
 		}
 		var claimed bool
 		err := s.InTx(ctx, func(q store.Querier) (err error) {
-			_, claimed, err = q.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: from, To: "2027-01-03", Quantity: 1})
+			_, claimed, err = q.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: from, To: "2027-01-03", Quantity: 1})
 			return err
 		})
 		return claimed, err
