@@ -151,7 +151,7 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		if markets != nil {
 			market = markets[i]
 		}
-		if !net || market != 0 || x.total == pickWide {
+		if !net || market != 0 || x.total < 0 { // pickWide or a wide room's wideNet sum
 			p.repick(c, i, from, days, market, x)
 		}
 	}
@@ -185,7 +185,11 @@ func roomNeed(st *hotelStay) uint32 {
 // the table, read side by side (room k's night j at row j, column k), so a search
 // reads a few contiguous arrays whatever the days the catalog holds. A day outside a
 // room's run reads as no unit free, so a room whose run does not hold every night is
-// not free (the runs' rule). A stay of no days finds nothing.
+// not free (the runs' rule). A stay of no days finds nothing. A free room with wide
+// prices sums wideNet a night (below any sum of 32-bit nets but an equal one, and
+// below 0): it is chosen as pickWide would be, the same room, and its negative total
+// has the hotel priced again (city repicks every negative total, which also covers
+// negative nets: repick then chooses what netPick would have).
 func netPickDays(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
 	need := roomNeed(st)
 	q := uint8(min(st.rooms, 255)) // ≤ maxRooms: satFree's bound
@@ -203,8 +207,7 @@ func netPickDays(c *CityHotels, from, days, base int32, st *hotelStay, found []h
 	price := c.days.price[lo*n : hi*n]
 	price = price[:len(free)]
 	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
-	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
-	// prices: always chosen, the hotel priced again by repick).
+	// pickNone (not free or does not fit: never chosen).
 	out := &pickOut{found: found, curs: c.currency, base: base}
 	x := &found[0]
 	x.total = pickNone
@@ -219,9 +222,6 @@ func netPickDays(c *CityHotels, from, days, base int32, st *hotelStay, found []h
 					break
 				}
 				t += int64(price[d])
-			}
-			if r.wide && t != pickNone {
-				t = pickWide
 			}
 		}
 		if t < x.total {
@@ -308,6 +308,7 @@ func (o *pickOut) end(x *hotelCandidate, h int32) *hotelCandidate {
 const (
 	pickNone = math.MaxInt64
 	pickWide = math.MinInt64
+	wideNet  = math.MinInt32 // a night of a room with wide prices in a dayMajor
 )
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the

@@ -98,3 +98,16 @@ func benchCityHotels(hotels []catalog.Hotel, others int) (*CityHotels, [][]int32
 	c.Index()
 	return c, keep
 }
+
+// BenchmarkHotelTableIndex is what laying out a city table of issue 12's size costs
+// (CityHotels.Index: the rooms' scan, the day-major copy of their 365 days, the hits'
+// heads), done by the first search after a hotel of the city changed.
+func BenchmarkHotelTableIndex(b *testing.B) {
+	start := time.Date(2027, 1, 4, 0, 0, 0, 0, time.UTC)
+	doc := catalog.Generate(catalog.GenerateOptions{Hotels: 1000, Cities: 1, Days: 365, Seed: 1, Start: start})
+	c, _ := benchCityHotels(doc.Hotels, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Index()
+	}
+}

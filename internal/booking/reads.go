@@ -271,7 +271,7 @@ type CityHotels struct {
 type dayMajor struct {
 	first, count int32   // day numbers first..first+count−1
 	free         []uint8 // the units free (satFree: 0 without inventory, or outside the room's run)
-	price        []int32 // the net price (0 for a room with wide prices, or without inventory)
+	price        []int32 // the net price (wideNet for a room with wide prices; 0 outside its run)
 }
 
 // satFree is a day's free units in a dayMajor: 0 without inventory, at most 255. A
@@ -290,12 +290,11 @@ func (c *CityHotels) hitHead(i int32) []byte {
 	return c.heads[start:c.headEnd[i]:c.headEnd[i]]
 }
 
-// roomScan is what netPick reads of a room besides its days: 16 bytes.
+// roomScan is what netPick reads of a room besides its days: 12 bytes.
 type roomScan struct {
 	index int32  // in the hotel's Rooms
 	last  int32  // the hotel's index in Hotels when this is its last room, else −1
 	fit   uint32 // roomFit of the room's MaxAdults, MaxChildren
-	wide  bool   // wide prices (Days.Price is nil)
 }
 
 // roomRun is a room's days as netPickRuns reads them: the unit's own slices.
@@ -325,9 +324,8 @@ func (c *CityHotels) layoutScan(byDay bool) {
 	c.scan, c.wide = slices.Grow(c.scan[:0], n)[:n], false
 	for k := range c.Rooms {
 		r := &c.Rooms[k]
-		wide := len(r.Days.Price) != len(r.Days.Free)
-		c.scan[k] = roomScan{index: r.Index, last: -1, fit: roomFit(r.MaxAdults, r.MaxChildren), wide: wide}
-		c.wide = c.wide || wide
+		c.scan[k] = roomScan{index: r.Index, last: -1, fit: roomFit(r.MaxAdults, r.MaxChildren)}
+		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // wide prices (Price is nil)
 	}
 	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
 	c.byDay = byDay
@@ -364,8 +362,10 @@ func (c *CityHotels) copyDays(k, from, to int32) {
 	for d := from; d <= to; d++ {
 		i, at := d-r.First, (d-c.days.first)*n+k
 		c.days.free[at] = satFree(r.Days.Free[i])
-		if !c.scan[k].wide {
+		if r.Days.Price != nil {
 			c.days.price[at] = r.Days.Price[i]
+		} else { // wide prices: netPickDays' mark
+			c.days.price[at] = wideNet
 		}
 	}
 }
