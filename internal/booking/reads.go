@@ -350,7 +350,7 @@ func (c *CityHotels) layoutScan(byDay bool) {
 	}
 	cells := int(hi-lo+1) * n
 	c.days = dayMajor{first: lo, count: hi - lo + 1, free: make([]uint8, cells), price: make([]int32, cells)}
-	for k := range c.Rooms {
+	for k := range c.Rooms { // room by room (day by day missed the cache more: docs/performance.md, "daymajor")
 		r := &c.Rooms[k]
 		c.copyDays(int32(k), r.First, r.First+int32(len(r.Days.Free))-1)
 	}
@@ -358,15 +358,21 @@ func (c *CityHotels) layoutScan(byDay bool) {
 
 // copyDays copies room k's days from..to (day numbers, within its run) into c.days.
 func (c *CityHotels) copyDays(k, from, to int32) {
-	r, n := &c.Rooms[k], int32(len(c.Rooms))
-	for d := from; d <= to; d++ {
-		i, at := d-r.First, (d-c.days.first)*n+k
-		c.days.free[at] = satFree(r.Days.Free[i])
-		if r.Days.Price != nil {
-			c.days.price[at] = r.Days.Price[i]
-		} else { // wide prices: netPickDays' mark
-			c.days.price[at] = wideNet
+	r, n := &c.Rooms[k], len(c.Rooms)
+	lo, hi := int(from-r.First), int(to-r.First)+1
+	free, price := r.Days.Free[lo:hi], r.Days.Price
+	at := int(from-c.days.first)*n + int(k)
+	for i, f := range free {
+		c.days.free[at+i*n] = satFree(f)
+	}
+	if price == nil { // wide prices: netPickDays' mark
+		for i := range free {
+			c.days.price[at+i*n] = wideNet
 		}
+		return
+	}
+	for i, p := range price[lo:hi] {
+		c.days.price[at+i*n] = p
 	}
 }
 
