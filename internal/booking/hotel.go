@@ -151,7 +151,7 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 		if markets != nil {
 			market = markets[i]
 		}
-		if !net || market != 0 || x.total == pickWide {
+		if !net || market != 0 || x.total < 0 { // pickWide or a wide room's wideNet sum
 			p.repick(c, i, from, days, market, x)
 		}
 	}
@@ -165,30 +165,95 @@ func (p *roomPick) city(c *CityHotels, markets []int64, base int32, from, days i
 // room and total to be chosen again). It returns how many it wrote; found has room for
 // one more than c's hotels. One loop over the city's rooms without calls, each
 // hotel's choice written in place as it goes and its candidate ended at its last room
-// (roomScan.last): the loop's few live values stay in registers.
+// (roomScan.last): the loop's few live values stay in registers. The rooms' days are
+// read day-major (netPickDays) or each room's own (netPickRuns), as c laid them out.
 func netPick(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
-	// The party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and
-	// ⌈children/n⌉ children (hotelStay.fitsRoom): need, in roomScan.fit's form.
-	need := uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
-	q := int32(st.rooms)
+	if c.byDay {
+		return netPickDays(c, from, days, base, st, found)
+	}
+	return netPickRuns(c, from, days, base, st, found)
+}
+
+// roomNeed is a party's need of each of st.rooms rooms in roomScan.fit's form: the
+// party fits n rooms of a type iff each holds ⌈adults/n⌉ adults and ⌈children/n⌉
+// children (hotelStay.fitsRoom).
+func roomNeed(st *hotelStay) uint32 {
+	return uint32((st.adults+st.rooms-1)/st.rooms)<<16 | uint32((st.children+st.rooms-1)/st.rooms)
+}
+
+// netPickDays is netPick over c's day-major days: the stay's nights are days rows of
+// the table, read side by side (room k's night j at row j, column k), so a search
+// reads a few contiguous arrays whatever the days the catalog holds. A day outside a
+// room's run reads as no unit free, so a room whose run does not hold every night is
+// not free (the runs' rule). A stay of no days finds nothing. A free room with wide
+// prices sums wideNet a night (below any sum of 32-bit nets but an equal one, and
+// below 0): it is chosen as pickWide would be, the same room, and its negative total
+// has the hotel priced again (city repicks every negative total, which also covers
+// negative nets: repick then chooses what netPick would have).
+func netPickDays(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
+	need := roomNeed(st)
+	q := uint8(min(st.rooms, 255)) // ≤ maxRooms: satFree's bound
 	rooms := c.scan
 	if len(found) <= len(c.currency) {
 		return 0
 	}
+	n := len(rooms)
+	lo := int(from) - int(c.days.first)
+	hi := lo + int(days)
+	if lo < 0 || hi > int(c.days.count) || lo >= hi {
+		return 0 // no room's run holds the nights
+	}
+	free := c.days.free[lo*n : hi*n]
+	price := c.days.price[lo*n : hi*n]
+	price = price[:len(free)]
 	// The current hotel's choice is written in place, at found[nf]: a room's sum, or
-	// pickNone (not free or does not fit: never chosen), or pickWide (free, wide
-	// prices: always chosen, the hotel priced again by repick).
+	// pickNone (not free or does not fit: never chosen).
+	out := &pickOut{found: found, curs: c.currency, base: base}
+	x := &found[0]
+	x.total = pickNone
+	for k := range rooms {
+		r := &rooms[k]
+		t := int64(pickNone)
+		if (r.fit-need)&fitGuards == fitGuards {
+			t = 0
+			for d := k; d < len(free); d += n {
+				if free[d] < q { // q ≥ 1: a day without inventory (0) too
+					t = pickNone
+					break
+				}
+				t += int64(price[d])
+			}
+		}
+		if t < x.total {
+			x.total, x.room = t, r.index
+		}
+		if h := r.last; h >= 0 { // the hotel's last room
+			x = out.end(x, h)
+		}
+	}
+	return out.nf
+}
+
+// netPickRuns is netPick over each room's own days (c.runs).
+func netPickRuns(c *CityHotels, from, days, base int32, st *hotelStay, found []hotelCandidate) int {
+	need := roomNeed(st)
+	q := int32(st.rooms)
+	rooms, runs := c.scan, c.runs
+	if len(found) <= len(c.currency) {
+		return 0
+	}
+	runs = runs[:len(rooms)]
 	out := &pickOut{found: found, curs: c.currency, base: base}
 	x := &found[0]
 	x.total = pickNone
 	f, n := int(from), int(days) // as ints: no widening per room
 	for k := range rooms {
-		r := &rooms[k]
-		lo := f - int(r.first)
+		r, u := &rooms[k], &runs[k]
+		lo := f - int(u.first)
 		hi := lo + n
-		free, t := r.free, int64(pickNone)
+		free, t := u.free, int64(pickNone)
 		if (r.fit-need)&fitGuards == fitGuards && lo >= 0 && hi <= len(free) {
-			if price := r.price; len(price) == len(free) {
+			if price := u.price; len(price) == len(free) {
 				t = 0
 				for d := lo; d < hi; d++ {
 					if free[d] < q { // q ≥ 1: a day without inventory (−1) too
@@ -243,6 +308,7 @@ func (o *pickOut) end(x *hotelCandidate, h int32) *hotelCandidate {
 const (
 	pickNone = math.MaxInt64
 	pickWide = math.MinInt64
+	wideNet  = math.MinInt32 // a night of a room with wide prices in a dayMajor
 )
 
 // repick chooses x's room among hotel i's again, each priced by stayTotalRun at the
@@ -339,7 +405,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 				}
 			}
 			one.Hotels[0], one.End[0] = h, int32(len(one.Rooms))
-			one.layoutScan()
+			one.layoutScan(false) // the runs are the stay's, built for this search
 			one.currency[0] = internCurrency(&currencies, h.Currency)
 			market[0] = int64(h.Markets[st.nationality])
 			found = pick.city(one, market, int32(len(hotels)), 0, days, found)

@@ -35,8 +35,10 @@ func TestRoomFitIsFitsRoom(t *testing.T) {
 
 // TestNetPickAsEachRoom: netPick's one loop chooses what pricing each room on its own
 // chooses: per hotel, the first room of the least sum among those that fit the party
-// and are free every night (pickWide when such a room has wide prices), over random
-// tables with hotels without rooms, nights without inventory, ties and wide prices.
+// and are free every night (pickWide when such a room has wide prices; read day-major,
+// a negative sum of wideNet nights), over random
+// tables with hotels without rooms, nights without inventory, ties and wide prices,
+// the rooms' days read day-major and as runs.
 func TestNetPickAsEachRoom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 3000 {
@@ -50,7 +52,6 @@ func TestNetPickAsEachRoom(t *testing.T) {
 			c.Hotels = append(c.Hotels, nil)
 			c.End = append(c.End, int32(len(c.Rooms)))
 		}
-		c.layoutScan() // Index's part for the rooms (the hotels here are only numbers)
 		c.currency = make([]int32, len(c.Hotels))
 		for i := range c.currency {
 			c.currency[i] = int32(rng.IntN(3))
@@ -87,14 +88,20 @@ func TestNetPickAsEachRoom(t *testing.T) {
 			}
 			start = end
 		}
-		found := make([]hotelCandidate, len(c.Hotels)+1)
-		got := found[:netPick(c, from, days, base, &st, found)]
-		if len(got) != len(want) {
-			t.Fatalf("round %d: %d candidates, want %d: %+v, want %+v", round, len(got), len(want), got, want)
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("round %d: candidate %d is %+v, want %+v", round, i, got[i], want[i])
+		for _, byDay := range []bool{false, true} {
+			c.layoutScan(byDay) // Index's part for the rooms (the hotels here are only numbers)
+			found := make([]hotelCandidate, len(c.Hotels)+1)
+			got := found[:netPick(c, from, days, base, &st, found)]
+			if len(got) != len(want) {
+				t.Fatalf("round %d, by day %v: %d candidates, want %d: %+v, want %+v", round, byDay, len(got), len(want), got, want)
+			}
+			for i := range got {
+				if byDay && want[i].total == pickWide && got[i].total < 0 && got[i].total >= int64(days)*wideNet {
+					got[i].total = pickWide // netPickDays' sum of wideNet nights: repicked as pickWide is
+				}
+				if got[i] != want[i] {
+					t.Fatalf("round %d, by day %v: candidate %d is %+v, want %+v", round, byDay, i, got[i], want[i])
+				}
 			}
 		}
 	}

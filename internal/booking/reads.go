@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -255,7 +256,29 @@ type CityHotels struct {
 	wide       bool               // a room has wide prices
 	heads      []byte             // each hotel's hit JSON head (appendHitHead), one after the other
 	headEnd    []int32            // Hotels[i]'s head ends at headEnd[i]
+
+	// The rooms' days as netPick reads them: day-major (byDay), or each room's own
+	// (runs, the rooms' DayRuns in place).
+	byDay bool
+	days  dayMajor
+	runs  []roomRun // when !byDay: Rooms' days, in the same order
 }
+
+// dayMajor is a table's rooms' days day by day: day first+d of room k (of n) is at
+// d*n+k, so the nights of a stay are a few contiguous rows whatever the number of
+// days the catalog holds. A copy of the rooms' DayRuns: the reader writes a day there
+// and then calls CityHotels.RefreshDays.
+type dayMajor struct {
+	first, count int32   // day numbers first..first+count−1
+	free         []uint8 // the units free (satFree: 0 without inventory, or outside the room's run)
+	price        []int32 // the net price (wideNet for a room with wide prices; 0 outside its run)
+}
+
+// satFree is a day's free units in a dayMajor: 0 without inventory, at most 255. A
+// search asks for at most maxRooms units, so free ≥ rooms reads the same.
+func satFree(f int32) uint8 { return uint8(max(min(f, 255), 0)) }
+
+const _ uint8 = 255 - maxRooms // satFree's bound holds every stay's rooms
 
 // hitHead is hotel i's appendHitHead: a search's page copies it instead of appending
 // six fields of every hit (the hotel's table is dropped when the hotel changes).
@@ -267,13 +290,17 @@ func (c *CityHotels) hitHead(i int32) []byte {
 	return c.heads[start:c.headEnd[i]:c.headEnd[i]]
 }
 
-// roomScan is the part of a RoomDays that netPick reads, 64 bytes instead of 96: the
-// day slices are the same (the units' own), so it stays in step with Rooms as they do.
+// roomScan is what netPick reads of a room besides its days: 12 bytes.
 type roomScan struct {
-	free, price  []int32 // Days.Free, Days.Price (nil: wide prices)
-	first, index int32
-	last         int32  // the hotel's index in Hotels when this is its last room, else −1
-	fit          uint32 // roomFit of the room's MaxAdults, MaxChildren
+	index int32  // in the hotel's Rooms
+	last  int32  // the hotel's index in Hotels when this is its last room, else −1
+	fit   uint32 // roomFit of the room's MaxAdults, MaxChildren
+}
+
+// roomRun is a room's days as netPickRuns reads them: the unit's own slices.
+type roomRun struct {
+	free, price []int32 // Days.Free, Days.Price (nil: wide prices)
+	first       int32
 }
 
 // roomFit packs a room's adults and children in one number, each with a guard bit
@@ -290,16 +317,91 @@ func roomFit(maxAdults, maxChildren int) uint32 {
 
 const fitGuards = 1<<31 | 1<<15
 
-// layoutScan lays out c.scan from c.Rooms and c.End.
-func (c *CityHotels) layoutScan() {
-	c.scan, c.wide = slices.Grow(c.scan[:0], len(c.Rooms))[:len(c.Rooms)], false
+// layoutScan lays out c.scan from c.Rooms and c.End, and the rooms' days: day-major
+// when byDay (a copy), else as runs (the rooms' own slices, read in place).
+func (c *CityHotels) layoutScan(byDay bool) {
+	n := len(c.Rooms)
+	c.scan, c.wide = slices.Grow(c.scan[:0], n)[:n], false
 	for k := range c.Rooms {
 		r := &c.Rooms[k]
-		c.scan[k] = roomScan{free: r.Days.Free, price: r.Days.Price, first: r.First, index: r.Index, last: -1,
-			fit: roomFit(r.MaxAdults, r.MaxChildren)}
-		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // netPick's test
+		c.scan[k] = roomScan{index: r.Index, last: -1, fit: roomFit(r.MaxAdults, r.MaxChildren)}
+		c.wide = c.wide || len(r.Days.Price) != len(r.Days.Free) // wide prices (Price is nil)
 	}
 	markLasts(c.End, func(k, i int32) { c.scan[k].last = i })
+	c.byDay = byDay
+	if !byDay {
+		c.days = dayMajor{}
+		c.runs = slices.Grow(c.runs[:0], n)[:n]
+		for k := range c.Rooms {
+			r := &c.Rooms[k]
+			c.runs[k] = roomRun{free: r.Days.Free, price: r.Days.Price, first: r.First}
+		}
+		return
+	}
+	c.runs = nil
+	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
+	for k := range c.Rooms {
+		if r := &c.Rooms[k]; len(r.Days.Free) > 0 {
+			lo, hi = min(lo, r.First), max(hi, r.First+int32(len(r.Days.Free))-1)
+		}
+	}
+	if lo > hi {
+		lo, hi = 0, -1
+	}
+	cells := int(hi-lo+1) * n
+	c.days = dayMajor{first: lo, count: hi - lo + 1, free: make([]uint8, cells), price: make([]int32, cells)}
+	for k := range c.Rooms { // room by room (day by day missed the cache more: docs/performance-history.md, "daymajor")
+		r := &c.Rooms[k]
+		c.copyDays(int32(k), r.First, r.First+int32(len(r.Days.Free))-1)
+	}
+}
+
+// copyDays copies room k's days from..to (day numbers, within its run) into c.days.
+func (c *CityHotels) copyDays(k, from, to int32) {
+	r, n := &c.Rooms[k], len(c.Rooms)
+	lo, hi := int(from-r.First), int(to-r.First)+1
+	free, price := r.Days.Free[lo:hi], r.Days.Price
+	at := int(from-c.days.first)*n + int(k)
+	for i, f := range free {
+		c.days.free[at+i*n] = satFree(f)
+	}
+	if price == nil { // wide prices: netPickDays' mark
+		for i := range free {
+			c.days.price[at+i*n] = wideNet
+		}
+		return
+	}
+	for i, p := range price[lo:hi] {
+		c.days.price[at+i*n] = p
+	}
+}
+
+// RefreshDays copies the days from..to (day numbers, both included) of hotel id's rooms
+// from their DayRuns into the table's day-major copy: the reader calls it after
+// writing those days of the hotel's units in place (the table's DayRuns are the
+// units'). A hotel not in the table has nothing to copy. Hotels are by id, as the
+// reader lays them out.
+func (c *CityHotels) RefreshDays(id int64, from, to int32) {
+	if !c.byDay {
+		return // the scan reads the units' own days
+	}
+	i, found := slices.BinarySearchFunc(c.Hotels, id, func(h *catalog.Hotel, id int64) int { return cmp.Compare(h.ID, id) })
+	if !found {
+		i = slices.IndexFunc(c.Hotels, func(h *catalog.Hotel) bool { return h.ID == id })
+		if i < 0 {
+			return
+		}
+	}
+	start := int32(0)
+	if i > 0 {
+		start = c.End[i-1]
+	}
+	for k := start; k < c.End[i]; k++ {
+		r := &c.Rooms[k]
+		if lo, hi := max(from, r.First), min(to, r.First+int32(len(r.Days.Free))-1); lo <= hi {
+			c.copyDays(k, lo, hi)
+		}
+	}
 }
 
 // markLasts calls mark(k, i) for each item i of a flat table (its units end at
@@ -319,7 +421,7 @@ func markLasts(ends []int32, mark func(k, i int32)) {
 // form, the start of its hits' JSON); the reader calls it once Hotels and Rooms are
 // laid out.
 func (c *CityHotels) Index() {
-	c.layoutScan()
+	c.layoutScan(c.compactByDay())
 	c.currency = make([]int32, len(c.Hotels))
 	c.currencies = nil
 	c.markets = nil
@@ -343,6 +445,21 @@ func (c *CityHotels) Index() {
 			m[i] = int64(bp)
 		}
 	}
+}
+
+// compactByDay reports whether the rooms' days are worth a day-major copy: it holds
+// every room over the union of their runs, so rooms whose runs lie far apart would
+// make it much bigger than the runs (the catalog: every room over the same
+// days).
+func (c *CityHotels) compactByDay() bool {
+	lo, hi, cells := int64(math.MaxInt32), int64(math.MinInt32), int64(0)
+	for k := range c.Rooms {
+		if r := &c.Rooms[k]; len(r.Days.Free) > 0 {
+			lo, hi = min(lo, int64(r.First)), max(hi, int64(r.First)+int64(len(r.Days.Free))-1)
+			cells += int64(len(r.Days.Free))
+		}
+	}
+	return lo > hi || (hi-lo+1)*int64(len(c.Rooms)) <= 2*cells+4096
 }
 
 // RoomDays is one room type of a hotel and what it can still sell from day First on

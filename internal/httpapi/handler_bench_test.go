@@ -69,6 +69,15 @@ func BenchmarkHandlerIssueCity(b *testing.B) {
 		Days: 60, Seed: 1, Start: apitest.Start})
 }
 
+// BenchmarkHandlerIssueCityYear is BenchmarkHandlerIssueCity with the issue's 365 days
+// of inventory: the same searches over rooms whose days span a year (the load
+// benchmark's catalog; docs/performance-history.md, "daymajor"). Its set-up imports six times
+// the rows.
+func BenchmarkHandlerIssueCityYear(b *testing.B) {
+	benchHandler(b, true, catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 50, Cities: 1,
+		Days: 365, Seed: 1, Start: apitest.Start})
+}
+
 var benchCatalog = catalog.GenerateOptions{Hotels: 1000, Activities: 250, Rentals: 250, Packages: 100, Cities: 4,
 	Days: 60, Seed: 7, Start: apitest.Start}
 

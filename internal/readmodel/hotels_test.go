@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/readmodel"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -247,4 +250,81 @@ func (p *pair) partner(t *testing.T, mode, markup, currency string) *booking.Cal
 		t.Fatal(err)
 	}
 	return &booking.Caller{Partner: pt, Key: k}
+}
+
+// TestRoomDayWriteShowsInTheHotelScan: a claim and a release of a room's night change
+// the next hotel search's answer from the city's built table, whether this server made
+// them (Tracked: Touched) or another (the feed: Sync). The table scans a day-major copy
+// of its rooms' days, so each write must reach that copy too, not only the unit.
+func TestRoomDayWriteShowsInTheHotelScan(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 6, Activities: 1, Rentals: 1, Packages: 1, Cities: 1,
+				Days: 40, Seed: 5, Start: apitest.Start})
+			h := &doc.Hotels[0]
+			h.Rooms = h.Rooms[:1] // one room, one unit free a day: a claim sells the hotel out
+			for k := range h.Rooms[0].Inventory {
+				h.Rooms[0].Inventory[k].Allotment = 1
+			}
+			p := newPair(t, o, doc)
+			adults, perPage := 1, 50
+			req := &booking.HotelSearchRequest{Destination: h.City, CheckIn: apitest.Day(30), CheckOut: apitest.Day(31),
+				Adults: &adults, PerPage: &perPage}
+			found := func(when string, want bool) {
+				t.Helper()
+				res, _, err := p.fast.SearchHotels(ctx, p.caller, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := false
+				for _, x := range res.Hotels {
+					got = got || x.HotelID == h.ID
+				}
+				if got != want {
+					t.Fatalf("%s: hotel %d found %v, want %v", when, h.ID, got, want)
+				}
+				if p.model.HotelTables() != 1 {
+					t.Fatalf("%s: %d hotel tables, want the city's", when, p.model.HotelTables())
+				}
+			}
+			same := func(when string) {
+				t.Helper()
+				want, got := answer(p.plain.SearchHotels(ctx, p.caller, req)), answer(p.fast.SearchHotels(ctx, p.caller, req))
+				if want != got {
+					t.Fatalf("%s:\nstore: %s\nmodel: %s", when, want, got)
+				}
+			}
+			found("before", true) // builds the city's table
+			night := store.Claim{Kind: tradewind.UnitRoom, UnitID: h.Rooms[0].ID, From: apitest.Day(30), To: apitest.Day(30), Quantity: 1}
+			tracked := readmodel.Tracked(p.st, p.model)
+			if _, ok, err := tracked.InventoryClaim(ctx, night); err != nil || !ok {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
+			found("after this server's claim", false)
+			same("after this server's claim")
+			if err := tracked.InventoryRelease(ctx, night); err != nil {
+				t.Fatal(err)
+			}
+			found("after this server's release", true)
+			same("after this server's release")
+			if _, ok, err := p.st.InventoryClaim(ctx, night); err != nil || !ok {
+				t.Fatalf("claim elsewhere: %v %v", ok, err)
+			}
+			if err := p.model.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			found("after a claim elsewhere, polled", false)
+			same("after a claim elsewhere, polled")
+			if err := p.st.InventoryRelease(ctx, night); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.model.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			found("after a release elsewhere, polled", true)
+			same("after a release elsewhere, polled")
+		})
+	}
 }

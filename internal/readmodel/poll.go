@@ -272,6 +272,15 @@ func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, unitKind tr
 		u.free[d] = int32(max(r.Capacity-r.Sold, 0))
 		u.setPrice(d, r.Price) // fits: checked above
 	}
+	// The city's hotel table, if built, holds a day-major copy of its rooms' days: the
+	// spans' days are copied again from the units (a table built later copies them).
+	if kind == tradewind.ProductHotel {
+		if c := m.hotels.loaded(x.city); c != nil {
+			for _, sp := range spans {
+				c.RefreshDays(id, dayNumber(sp.From), dayNumber(sp.To))
+			}
+		}
+	}
 	return true
 }
 

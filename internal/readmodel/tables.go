@@ -4,7 +4,9 @@ import "sync"
 
 // cityTables holds one flat table per city (T: booking.CityHotels, booking.CityRentals):
 // the city's items and their units' days in flat arrays, whose day slices are the
-// units' own (reloadDays writes them in place, under Model.mu). A city's table is built
+// units' own (reloadDays writes them in place, under Model.mu); a hotel table also
+// holds a day-major copy of its rooms' days, which reloadItemDays refreshes (loaded)
+// after writing them. A city's table is built
 // by the first search after its items last changed: put and remove drop it, under
 // Model.mu's write lock, and a search builds and stores it under the read lock, so a
 // stored table always matches the state.
@@ -36,6 +38,14 @@ func (t *cityTables[T]) get(items []*item, city string, build func([]*item) *T) 
 		t.byCity.Store(city, c)
 	}
 	return c
+}
+
+// loaded returns city's table if one is built, else nil. Under Model.mu.
+func (t *cityTables[T]) loaded(city string) *T {
+	if c, ok := t.byCity.Load(city); ok {
+		return c.(*T)
+	}
+	return nil
 }
 
 // count is the number of tables kept.
