@@ -297,7 +297,7 @@ func TestRoomDayWriteShowsInTheHotelScan(t *testing.T) {
 				}
 			}
 			found("before", true) // builds the city's table
-			night := store.Claim{Kind: tradewind.UnitRoom, UnitID: h.Rooms[0].ID, From: apitest.Day(30), To: apitest.Day(30), Quantity: 1}
+			night := store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: h.Rooms[0].ID, From: apitest.Day(30), To: apitest.Day(30), Quantity: 1}
 			tracked := readmodel.Tracked(p.st, p.model)
 			if _, ok, err := tracked.InventoryClaim(ctx, night); err != nil || !ok {
 				t.Fatalf("claim: %v %v", ok, err)
