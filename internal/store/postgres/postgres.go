@@ -42,8 +42,9 @@ var Dialect = sqlstore.Dialect{
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,
 	MultiStatement:   true,
-	// A first import loads inventory into the bare heap and builds both B-trees once,
-	// sorted, in memory rather than in 24 million inserts into each.
+	// A first import loads inventory into the bare heap and builds its one B-tree (the
+	// primary key, migration 00029) once, sorted, in memory rather than in 24 million
+	// inserts.
 	InventoryKeyDroppable: true,
 	BeforeIndexBuild:      "SET LOCAL maintenance_work_mem = '512MB'",
 }
