@@ -328,3 +328,82 @@ func TestRoomDayWriteShowsInTheHotelScan(t *testing.T) {
 		})
 	}
 }
+
+// readsThen is a store whose next InventoryOfItemDays runs then after its read, before
+// the model writes what it read: the moment another reload may come between the two.
+type readsThen struct {
+	store.Store
+	then func()
+}
+
+func (s *readsThen) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
+	rows, err := s.Store.InventoryOfItemDays(ctx, kind, spans)
+	if f := s.then; f != nil {
+		s.then = nil
+		f()
+	}
+	return rows, err
+}
+
+// TestTouchedDoesNotUndoANewerPoll: this server claims a room's last-but-one night and,
+// between Touched's read of the night and its write into the model, another process
+// claims the last one and the model's poll applies it (the feed's changes are then
+// consumed). Touched must not write its older read over the poll's: the room must
+// stay sold out in the model, its day-major copy included, as in the store.
+func TestTouchedDoesNotUndoANewerPoll(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 4, Activities: 1, Rentals: 1, Packages: 1, Cities: 1,
+				Days: 40, Seed: 9, Start: apitest.Start})
+			h := &doc.Hotels[0]
+			h.Rooms = h.Rooms[:1]
+			for k := range h.Rooms[0].Inventory {
+				h.Rooms[0].Inventory[k].Allotment = 2
+			}
+			p := newPair(t, o, doc)
+			slow := &readsThen{Store: p.st}
+			m := readmodel.New(slow, apitest.NewClock(apitest.Start), nil)
+			if err := m.Build(ctx); err != nil {
+				t.Fatal(err)
+			}
+			fast := booking.New(readmodel.Tracked(p.st, m), apitest.NewClock(apitest.Start), nil)
+			fast.Reads = m
+			adults, perPage := 1, 50
+			req := &booking.HotelSearchRequest{Destination: h.City, CheckIn: apitest.Day(30), CheckOut: apitest.Day(31),
+				Adults: &adults, PerPage: &perPage}
+			if _, _, err := fast.SearchHotels(ctx, p.caller, req); err != nil { // builds the city's table
+				t.Fatal(err)
+			}
+			night := store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: h.Rooms[0].ID, From: apitest.Day(30), To: apitest.Day(30), Quantity: 1}
+			slow.then = func() {
+				if _, ok, err := p.st.InventoryClaim(ctx, night); err != nil || !ok { // the last night, elsewhere
+					t.Errorf("claim elsewhere: %v %v", ok, err)
+				}
+				if err := m.Sync(ctx); err != nil {
+					t.Error(err)
+				}
+			}
+			if _, ok, err := readmodel.Tracked(p.st, m).InventoryClaim(ctx, night); err != nil || !ok {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
+			if slow.then != nil {
+				t.Fatal("Touched did not read the night")
+			}
+			want, got := answer(p.plain.SearchHotels(ctx, p.caller, req)), answer(fast.SearchHotels(ctx, p.caller, req))
+			if want != got {
+				t.Fatalf("after a poll between Touched's read and its write:\nstore: %s\nmodel: %s", want, got)
+			}
+			res, _, err := fast.SearchHotels(ctx, p.caller, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range res.Hotels {
+				if x.HotelID == h.ID {
+					t.Fatalf("hotel %d found with its room sold out", h.ID)
+				}
+			}
+		})
+	}
+}

@@ -90,6 +90,10 @@ type item struct {
 	city  string
 	value any // what booking.DecodeItem returned; read only
 	units []*unit
+	// days counts the writes of the units' days in place (reloadItemDays), under
+	// Model.mu: a reload whose store read began before another reload wrote the item
+	// reads again rather than write older days over newer ones.
+	days uint64
 }
 
 type unitKey struct {

@@ -203,30 +203,74 @@ func (m *Model) reloadDays(ctx context.Context, kind tradewind.ProductType, unit
 	if unitKind != "" {
 		kinds = []tradewind.UnitKind{unitKind}
 	}
-	var rows []store.InventoryRow
-	for _, uk := range kinds {
-		r, err := m.st.InventoryOfItemDays(ctx, uk, spans)
-		if err != nil {
-			return nil, err
+	for attempt := 1; ; attempt++ {
+		spansOf := make(map[int64][]store.ItemDays, len(spans))
+		for _, sp := range spans {
+			spansOf[sp.ItemID] = append(spansOf[sp.ItemID], sp)
 		}
-		rows = append(rows, r...)
-	}
-	byItem := make(map[int64][]store.InventoryRow, len(spans))
-	for _, r := range rows {
-		byItem[r.ItemID] = append(byItem[r.ItemID], r)
-	}
-	spansOf := make(map[int64][]store.ItemDays, len(spans))
-	for _, sp := range spans {
-		spansOf[sp.ItemID] = append(spansOf[sp.ItemID], sp)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for id, its := range spansOf {
-		if !m.reloadItemDays(kind, id, unitKind, its, byItem[id]) {
-			stale = append(stale, id)
+		// What each item was before the read: a reload of another goroutine (this
+		// server's Touched, the feed's poll) that writes it between this read and this
+		// write may have read newer rows, which this one must not overwrite.
+		before := m.itemVersions(kind, spansOf)
+		var rows []store.InventoryRow
+		for _, uk := range kinds {
+			r, err := m.st.InventoryOfItemDays(ctx, uk, spans)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r...)
 		}
+		byItem := make(map[int64][]store.InventoryRow, len(spans))
+		for _, r := range rows {
+			byItem[r.ItemID] = append(byItem[r.ItemID], r)
+		}
+		var again []store.ItemDays
+		m.mu.Lock()
+		for id, its := range spansOf {
+			if attempt < reloadAttempts && m.itemVersion(kind, id) != before[id] {
+				again = append(again, its...) // read again, after the other write
+				continue
+			}
+			if !m.reloadItemDays(kind, id, unitKind, its, byItem[id]) {
+				stale = append(stale, id)
+			}
+		}
+		m.mu.Unlock()
+		if len(again) == 0 {
+			return stale, nil
+		}
+		spans = again
 	}
-	return stale, nil
+}
+
+// reloadAttempts bounds how many times reloadDays reads an item's days again because
+// another reload wrote the item meanwhile; the last attempt writes what it read.
+const reloadAttempts = 8
+
+// itemVersion is what an item is now, for reloadDays: the item (a whole reload puts a
+// new one) and its count of day writes. Under Model.mu.
+type itemVersion struct {
+	x    *item
+	days uint64
+}
+
+func (m *Model) itemVersion(kind tradewind.ProductType, id int64) itemVersion {
+	x := m.products[kind].byID[id]
+	if x == nil {
+		return itemVersion{}
+	}
+	return itemVersion{x, x.days}
+}
+
+// itemVersions is itemVersion of each item of spansOf, under the read lock.
+func (m *Model) itemVersions(kind tradewind.ProductType, spansOf map[int64][]store.ItemDays) map[int64]itemVersion {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make(map[int64]itemVersion, len(spansOf))
+	for id := range spansOf {
+		out[id] = m.itemVersion(kind, id)
+	}
+	return out
 }
 
 // reloadItemDays writes an item's rows read for its spans into its units (a span's
@@ -272,6 +316,7 @@ func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, unitKind tr
 		u.free[d] = int32(max(r.Capacity-r.Sold, 0))
 		u.setPrice(d, r.Price) // fits: checked above
 	}
+	x.days++
 	// The city's hotel table, if built, holds a day-major copy of its rooms' days: the
 	// spans' days are copied again from the units (a table built later copies them).
 	if kind == tradewind.ProductHotel {
