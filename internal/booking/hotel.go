@@ -670,7 +670,7 @@ func (a *rankedKey) cheaper(b *rankedKey) bool {
 }
 
 func (a *rankedKey) before(b *rankedKey) bool {
-	return a.rank < b.rank || a.rank == b.rank && (a.minor < b.minor || a.minor == b.minor && a.i < b.i)
+	return a.rank < b.rank || a.rank == b.rank && a.cheaper(b)
 }
 
 // rankedFirst is cheapestFirst over hotel candidates whose currencies are ranked (rank

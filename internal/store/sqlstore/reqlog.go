@@ -133,9 +133,7 @@ const requestLogBatch = 200
 
 // RequestLogColumns are the request_logs columns an entry is written with: every one
 // but its id (sqlite.Open moves rows by them, with the id).
-const RequestLogColumns = requestLogColumns
-
-const requestLogColumns = `partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
+const RequestLogColumns = `partner_id, mode, at, method, path, query, route, status, error_code, duration_us,
 	key_id, key_prefix, client_addr, user_agent, request_id, idempotency_key, console,
 	request_body, request_size, response_body, response_size, body_encoding`
 
@@ -144,7 +142,7 @@ func (q *queries) requestLogInsert(ctx context.Context, entries []*store.Request
 	arena := bodyArenas.Get().(*bodyArena)
 	defer bodyArenas.Put(arena)
 	arena.reset()
-	return q.execBatches(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `, ``, 22, requestLogBatch, len(entries),
+	return q.execBatches(ctx, `INSERT INTO request_logs (`+RequestLogColumns+`) VALUES `, ``, 22, requestLogBatch, len(entries),
 		func(args []any, i int) []any { return appendRequestLogRow(args, entries[i], arena) })
 }
 
@@ -192,7 +190,7 @@ func (s *DB) RequestLogInsert(ctx context.Context, entries []*store.RequestLogEn
 // plan) rather than a multi-row INSERT.
 const requestLogCopyMin = 20
 
-var requestLogColumnList = strings.Fields(strings.ReplaceAll(requestLogColumns, ",", " "))
+var requestLogColumnList = strings.Fields(strings.ReplaceAll(RequestLogColumns, ",", " "))
 
 func (s *DB) requestLogCopy(ctx context.Context, entries []*store.RequestLogEntry) error {
 	conn, err := s.db.Conn(ctx)
@@ -215,7 +213,7 @@ func (s *DB) requestLogInsertStmt(ctx context.Context) (*sql.Stmt, error) {
 	s.reqlogInsert.Lock()
 	defer s.reqlogInsert.Unlock()
 	if s.reqlogInsert.stmt == nil {
-		stmt, err := s.db.PrepareContext(ctx, `INSERT INTO request_logs (`+requestLogColumns+`) VALUES `+
+		stmt, err := s.db.PrepareContext(ctx, `INSERT INTO request_logs (`+RequestLogColumns+`) VALUES `+
 			valuesList(requestLogBatch, 22, s.dialect.Anonymous))
 		if err != nil {
 			return nil, s.interpret(err)
