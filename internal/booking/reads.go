@@ -339,12 +339,7 @@ func (c *CityHotels) layoutScan(byDay bool) {
 		return
 	}
 	c.runs = nil
-	lo, hi := int32(math.MaxInt32), int32(math.MinInt32)
-	for k := range c.Rooms {
-		if r := &c.Rooms[k]; len(r.Days.Free) > 0 {
-			lo, hi = min(lo, r.First), max(hi, r.First+int32(len(r.Days.Free))-1)
-		}
-	}
+	lo, hi, _ := c.roomDaySpan()
 	if lo > hi {
 		lo, hi = 0, -1
 	}
@@ -452,14 +447,21 @@ func (c *CityHotels) Index() {
 // make it much bigger than the runs (the catalog: every room over the same
 // days).
 func (c *CityHotels) compactByDay() bool {
-	lo, hi, cells := int64(math.MaxInt32), int64(math.MinInt32), int64(0)
+	lo, hi, cells := c.roomDaySpan()
+	return lo > hi || (int64(hi)-int64(lo)+1)*int64(len(c.Rooms)) <= 2*cells+4096
+}
+
+// roomDaySpan is the first and last day (numbers) of the rooms' runs together, and
+// the days of all runs; lo > hi when no room has a day.
+func (c *CityHotels) roomDaySpan() (lo, hi int32, cells int64) {
+	lo, hi = math.MaxInt32, math.MinInt32
 	for k := range c.Rooms {
 		if r := &c.Rooms[k]; len(r.Days.Free) > 0 {
-			lo, hi = min(lo, int64(r.First)), max(hi, int64(r.First)+int64(len(r.Days.Free))-1)
+			lo, hi = min(lo, r.First), max(hi, r.First+int32(len(r.Days.Free))-1)
 			cells += int64(len(r.Days.Free))
 		}
 	}
-	return lo > hi || (hi-lo+1)*int64(len(c.Rooms)) <= 2*cells+4096
+	return lo, hi, cells
 }
 
 // RoomDays is one room type of a hotel and what it can still sell from day First on
