@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -96,7 +97,8 @@ func (m *Model) sequence(ctx context.Context) error {
 	}
 }
 
-// span is the days of an item to reload; whole reloads the item and all its inventory.
+// span is the days to reload of what a change names; whole reloads the item and all
+// its inventory.
 type span struct {
 	whole    bool
 	from, to string
@@ -113,40 +115,65 @@ func (s *span) add(c store.Change) {
 	}
 }
 
-// apply reloads what changes name: each item once, whole or over the days named.
+// changed is what a change names: an item, and one of its units (a change of its
+// inventory since migration 00030) or all of them (unitKind "": the item's record, or
+// a change row written before).
+type changed struct {
+	item     int64
+	unitKind tradewind.UnitKind
+	unitID   int64
+}
+
+// apply reloads what changes name, each once: an item whole, or the days named of one
+// unit or of all the item's units.
 func (m *Model) apply(ctx context.Context, changes []store.Change) error {
-	spans := map[tradewind.ProductType]map[int64]*span{}
+	spans := map[tradewind.ProductType]map[changed]*span{}
 	for _, c := range changes {
-		byItem := spans[c.Kind]
-		if byItem == nil {
-			byItem = map[int64]*span{}
-			spans[c.Kind] = byItem
+		named := spans[c.Kind]
+		if named == nil {
+			named = map[changed]*span{}
+			spans[c.Kind] = named
 		}
-		s := byItem[c.ItemID]
+		k := changed{item: c.ItemID}
+		if c.From != "" {
+			k.unitKind, k.unitID = c.UnitKind, c.UnitID
+		}
+		s := named[k]
 		if s == nil {
 			s = &span{}
-			byItem[c.ItemID] = s
+			named[k] = s
 		}
 		s.add(c)
 	}
-	for kind, byItem := range spans {
+	for kind, named := range spans {
 		if m.products[kind] == nil {
 			continue // a kind this version does not know
 		}
 		var whole []int64
-		var days []store.ItemDays
-		for id, s := range byItem {
+		isWhole := map[int64]bool{}
+		for k, s := range named {
 			if s.whole {
-				whole = append(whole, id)
-			} else {
-				days = append(days, store.ItemDays{ItemID: id, From: s.from, To: s.to})
+				whole = append(whole, k.item)
+				isWhole[k.item] = true
 			}
 		}
-		stale, err := m.reloadDays(ctx, kind, "", days)
-		if err != nil {
-			return err
+		// The days of each unit kind in one read (reloadDays); "": every unit's.
+		days := map[tradewind.UnitKind][]store.ItemDays{}
+		for k, s := range named {
+			if isWhole[k.item] {
+				continue // reloaded whole below
+			}
+			days[k.unitKind] = append(days[k.unitKind], store.ItemDays{ItemID: k.item, UnitID: k.unitID, From: s.from, To: s.to})
 		}
-		if err := m.reloadItems(ctx, kind, append(whole, stale...)); err != nil {
+		for unitKind, d := range days {
+			stale, err := m.reloadDays(ctx, kind, unitKind, d)
+			if err != nil {
+				return err
+			}
+			whole = append(whole, stale...)
+		}
+		slices.Sort(whole)
+		if err := m.reloadItems(ctx, kind, slices.Compact(whole)); err != nil {
 			return err
 		}
 	}

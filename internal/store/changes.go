@@ -36,10 +36,14 @@ type ChangeQuerier interface {
 }
 
 // Change is a write to a catalog item: its record and every day of its inventory when
-// From is "", else the inventory days From..To (inclusive) of its units.
+// From is "", else the inventory days From..To (inclusive) of its unit UnitID of kind
+// UnitKind, or of all its units when UnitKind is "" (changes written before migration
+// 00030).
 type Change struct {
 	Seq      int64
 	Kind     tradewind.ProductType
 	ItemID   int64
+	UnitKind tradewind.UnitKind
+	UnitID   int64
 	From, To string
 }

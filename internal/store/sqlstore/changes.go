@@ -64,7 +64,7 @@ func (q *queries) ChangeFirst(ctx context.Context) (int64, error) {
 }
 
 func (q *queries) ChangesAfter(ctx context.Context, after int64, limit int) ([]store.Change, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT seq, kind, item_id, day_from, day_to FROM changes
+	rows, err := q.db.QueryContext(ctx, `SELECT seq, kind, item_id, unit_kind, unit_id, day_from, day_to FROM changes
 		WHERE seq > $1 ORDER BY seq LIMIT $2`, after, limit)
 	if err != nil {
 		return nil, q.interpret(err)
@@ -73,10 +73,12 @@ func (q *queries) ChangesAfter(ctx context.Context, after int64, limit int) ([]s
 	var out []store.Change
 	for rows.Next() {
 		var c store.Change
-		var from, to sql.NullString
-		if err := rows.Scan(&c.Seq, &c.Kind, &c.ItemID, &from, &to); err != nil {
+		var unitKind, from, to sql.NullString
+		var unitID sql.NullInt64
+		if err := rows.Scan(&c.Seq, &c.Kind, &c.ItemID, &unitKind, &unitID, &from, &to); err != nil {
 			return nil, err
 		}
+		c.UnitKind, c.UnitID = tradewind.UnitKind(unitKind.String), unitID.Int64
 		c.From, c.To = from.String, to.String
 		out = append(out, c)
 	}

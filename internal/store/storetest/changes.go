@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	var after int64
 	// next sequences what committed and returns the changes since the last call, as
-	// "kind:item:from..to", sorted and without duplicates.
+	// "kind:item:unit kind:unit:from..to", sorted and without duplicates.
 	next := func() []string {
 		t.Helper()
 		if err := s.InTx(ctx, func(q store.Querier) error {
@@ -40,7 +41,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 				t.Fatalf("change %d returned after %d", c.Seq, after)
 			}
 			after = c.Seq
-			out = append(out, fmt.Sprintf("%s:%d:%s..%s", c.Kind, c.ItemID, c.From, c.To))
+			out = append(out, fmt.Sprintf("%s:%d:%s:%d:%s..%s", c.Kind, c.ItemID, c.UnitKind, c.UnitID, c.From, c.To))
 		}
 		slices.Sort(out)
 		return slices.Compact(out)
@@ -60,7 +61,7 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	if err := s.ItemPutMany(ctx, []*store.Item{{Kind: tradewind.ProductActivity, ID: 8, CityKey: "porto", Data: []byte(`{}`)}}); err != nil {
 		t.Fatal(err)
 	}
-	want("items", next(), "activity:8:..", "hotel:7:..")
+	want("items", next(), "activity:8::0:..", "hotel:7::0:..")
 
 	// Inventory written in bulk (the import writes its item too; only the inventory here).
 	var rows []store.InventoryRow
@@ -75,25 +76,56 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	if err := s.InTx(ctx, func(q store.Querier) error { return q.InventoryPut(ctx, rows[:3]) }); err != nil {
 		t.Fatal(err)
 	}
-	got := next()
-	if len(got) == 0 || got[0] != "hotel:7:2027-01-02..2027-01-02" && got[0] != "hotel:7:2027-01-02..2027-01-04" {
-		t.Fatalf("inventory put: changes %q", got)
-	}
+	// Since migration 00030 a change of inventory names its unit, one change for a
+	// statement's days of one unit.
+	want("inventory put", next(), "hotel:7:room:100:2027-01-02..2027-01-04")
 
 	claim := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 100, From: "2027-01-10", To: "2027-01-11", Quantity: 1}
 	if _, ok, err := s.InventoryClaim(ctx, claim); err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
 	}
-	got = next()
-	if !slices.Equal(got, []string{"hotel:7:2027-01-10..2027-01-10", "hotel:7:2027-01-11..2027-01-11"}) &&
-		!slices.Equal(got, []string{"hotel:7:2027-01-10..2027-01-11"}) {
-		t.Fatalf("claim: changes %q", got)
-	}
+	want("claim", next(), "hotel:7:room:100:2027-01-10..2027-01-11")
 	if err := s.InventoryRelease(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	if got := next(); len(got) == 0 {
-		t.Fatal("release: no change")
+	want("release", next(), "hotel:7:room:100:2027-01-10..2027-01-11")
+
+	// Claims of two units in one transaction: each unit's changes name it and cover its
+	// days (SQLite may widen one change over both claims of a unit), and none names
+	// another unit's days or no unit.
+	other := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 101, From: "2027-02-10", To: "2027-02-10", Quantity: 1}
+	later := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 100, From: "2027-01-20", To: "2027-01-20", Quantity: 1}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		for _, c := range []store.Claim{claim, other, later} {
+			if _, ok, err := q.InventoryClaim(ctx, c); err != nil || !ok {
+				return fmt.Errorf("claim %v: %v, %v", c, ok, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := next()
+	covered := map[string]bool{}
+	for _, c := range got {
+		var unit int64
+		var from, to string
+		if _, err := fmt.Sscanf(strings.Replace(c, "..", " ", 1), "hotel:7:room:%d:%s %s", &unit, &from, &to); err != nil {
+			t.Fatalf("claims of two units: change %q: %v", c, err)
+		}
+		for _, cl := range []store.Claim{claim, other, later} {
+			for d := cl.From; d <= cl.To; d = nextDay(d) {
+				if cl.UnitID == unit && from <= d && d <= to {
+					covered[fmt.Sprint(unit, d)] = true
+				}
+			}
+		}
+		if unit == 101 && (from != "2027-02-10" || to != "2027-02-10") {
+			t.Fatalf("claims of two units: unit 101's change %q names days it did not write", c)
+		}
+	}
+	if len(covered) != 4 {
+		t.Fatalf("claims of two units: changes %q cover %v, want 4 unit-days", got, covered)
 	}
 
 	// A rolled-back write leaves no change; an uncommitted one is not sequenced.
@@ -134,4 +166,13 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	if err != nil || len(page) != 3 || page[0].ID != 20 || page[2].ID != 22 || page[0].CityKey != "faro" {
 		t.Fatalf("ItemListPage = %v, %v", page, err)
 	}
+}
+
+// nextDay is the day after d (YYYY-MM-DD).
+func nextDay(d string) string {
+	t, err := time.Parse(tradewind.DateLayout, d)
+	if err != nil {
+		panic(err)
+	}
+	return t.AddDate(0, 0, 1).Format(tradewind.DateLayout)
 }

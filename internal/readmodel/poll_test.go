@@ -1,0 +1,110 @@
+package readmodel_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/readmodel"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// daysRead is a store that notes the spans of every InventoryOfItemDays, by unit kind.
+type daysRead struct {
+	store.Store
+	spans map[tradewind.UnitKind][]store.ItemDays
+}
+
+func (s *daysRead) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
+	s.spans[kind] = append(s.spans[kind], spans...)
+	return s.Store.InventoryOfItemDays(ctx, kind, spans)
+}
+
+// TestPollReloadsTheChangedUnit: a claim made elsewhere (another server, the CLI)
+// reaches the model's poll as one change naming its unit and nights (migration 00030),
+// and the poll reads those nights of that unit alone, not every room of the hotel. A
+// change row written before the migration names no unit: the poll reads the days of
+// every unit of the item. Either way the model then answers as the store.
+func TestPollReloadsTheChangedUnit(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 8, Activities: 1, Rentals: 1, Packages: 1, Cities: 1,
+				Days: 40, Seed: 9, Start: apitest.Start})
+			i := slices.IndexFunc(doc.Hotels, func(h catalog.Hotel) bool { return len(h.Rooms) >= 2 })
+			if i < 0 {
+				t.Fatal("no hotel of two rooms or more")
+			}
+			h := &doc.Hotels[i]
+			p := newPair(t, o, doc)
+			read := &daysRead{Store: p.st, spans: map[tradewind.UnitKind][]store.ItemDays{}}
+			m := readmodel.New(read, apitest.NewClock(apitest.Start), nil)
+			if err := m.Build(ctx); err != nil {
+				t.Fatal(err)
+			}
+			fast := booking.New(p.st, apitest.NewClock(apitest.Start), nil)
+			fast.Reads = m
+			adults, perPage := 1, 50
+			req := &booking.HotelSearchRequest{Destination: h.City, CheckIn: apitest.Day(20), CheckOut: apitest.Day(23),
+				Adults: &adults, PerPage: &perPage}
+			same := func(what string) {
+				t.Helper()
+				if want, got := answer(p.plain.SearchHotels(ctx, p.caller, req)), answer(fast.SearchHotels(ctx, p.caller, req)); want != got {
+					t.Fatalf("%s:\nstore: %s\nmodel: %s", what, want, got)
+				}
+			}
+			same("built")
+
+			// Two nights of the second room, claimed elsewhere: the model is not tracked.
+			room := h.Rooms[1].ID
+			claim := store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: room, From: apitest.Day(20), To: apitest.Day(21), Quantity: 1}
+			if _, ok, err := p.st.InventoryClaim(ctx, claim); err != nil || !ok {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
+			clear(read.spans)
+			if err := m.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := map[tradewind.UnitKind][]store.ItemDays{tradewind.UnitRoom: {{ItemID: h.ID, UnitID: room, From: apitest.Day(20), To: apitest.Day(21)}}}
+			if !equalSpans(read.spans, want) {
+				t.Fatalf("the poll of a claim read %v, want %v", read.spans, want)
+			}
+			same("after a claim elsewhere, polled")
+
+			// A change row as written before migration 00030: no unit.
+			db := p.st.(*sqlstore.DB).SQL()
+			if _, err := db.ExecContext(ctx, `INSERT INTO changes (kind, item_id, day_from, day_to) VALUES ('hotel', $1, $2, $3)`,
+				h.ID, apitest.Day(22), apitest.Day(22)); err != nil {
+				t.Fatal(err)
+			}
+			clear(read.spans)
+			if err := m.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want = map[tradewind.UnitKind][]store.ItemDays{tradewind.UnitRoom: {{ItemID: h.ID, From: apitest.Day(22), To: apitest.Day(22)}}}
+			if !equalSpans(read.spans, want) {
+				t.Fatalf("the poll of a change without a unit read %v, want %v", read.spans, want)
+			}
+			same("after a change without a unit, polled")
+		})
+	}
+}
+
+func equalSpans(a, b map[tradewind.UnitKind][]store.ItemDays) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, s := range a {
+		if !slices.Equal(s, b[k]) {
+			return false
+		}
+	}
+	return true
+}
