@@ -27,8 +27,10 @@ import (
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
 // On SQLite one group at a time runs its bookings (atOnce 1) and commits them: the next
-// one starts once the previous one committed (oneConn), and while bookings announced by
-// Book are still on their way to the queue it waits for them, up to comingWait.
+// one starts once the previous one committed (oneConn). A group there starts at once
+// and takes in the bookings that queue while it runs (absorb), up to max; once none is
+// queued, it waits for the bookings Book announced that are still on their way, until
+// comingWait after it started, and then commits.
 // On PostgreSQL several groups run their bookings at once, each on its own connection
 // (a group's bookings run one after another, several round trips each), and wait for
 // a partner's credit row at their draws only, after their bookings ran: a group that
@@ -89,13 +91,16 @@ type groupCommitter struct {
 	running int           // groups running their bookings (held turns)
 	wake    chan struct{} // closed when the queue grew or a turn was given back
 	// coming counts the bookings Book announced that have not queued yet (announce). On
-	// one connection, a group does not start while some are coming, for up to
-	// comingWait after the queue's first booking arrived (since): they would otherwise
-	// wait for a group of one or two, started as the first of them queued, and pay a
-	// COMMIT each such group (bookfast5).
+	// one connection, a group does not commit while some are coming, for up to
+	// comingWait after it started: they would otherwise wait for it and form a group of
+	// one or two after it, each paying a COMMIT (bookfast5). It runs what queued
+	// meanwhile, rather than wait idle before it starts (docs/performance.md, "Group
+	// commit").
 	coming     int
-	since      time.Time
 	comingWait time.Duration // DefaultComingWait
+	// arrivals wakes the group that takes in bookings as they queue (absorb): a booking
+	// queued, or an announced one given up. Buffered, one token.
+	arrivals chan struct{}
 
 	groups, grouped atomic.Int64 // groups of two bookings or more, and their bookings
 }
@@ -111,13 +116,21 @@ func (s *Service) BookGroupStats() (groups, grouped int64) {
 
 func newGroupCommitter(st store.Store, most, atOnce int, oneConn bool, lockWait time.Duration) *groupCommitter {
 	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), lockWait: lockWait, alongside: max(2, most/8), oneConn: oneConn,
-		comingWait: DefaultComingWait, wake: make(chan struct{})}
+		comingWait: DefaultComingWait, wake: make(chan struct{}), arrivals: make(chan struct{}, 1)}
 }
 
 // signal wakes the callers waiting for a turn or a bigger queue. g.mu is held.
 func (g *groupCommitter) signal() {
 	close(g.wake)
 	g.wake = make(chan struct{})
+}
+
+// nudge wakes the group waiting in absorb, if any.
+func (g *groupCommitter) nudge() {
+	select {
+	case g.arrivals <- struct{}{}:
+	default:
+	}
 }
 
 // signalFree signals when a turn is free: while every turn is held nobody can take a
@@ -136,9 +149,6 @@ func (g *groupCommitter) take() []*txJob {
 	if g.running >= g.atOnce || len(g.queue) == 0 || g.running > 0 && len(g.queue) < g.alongside {
 		return nil
 	}
-	if g.waitComing() > 0 {
-		return nil
-	}
 	n := min(len(g.queue), g.max)
 	batch := append([]*txJob(nil), g.queue[:n]...)
 	g.queue = append(g.queue[:0], g.queue[n:]...)
@@ -146,13 +156,32 @@ func (g *groupCommitter) take() []*txJob {
 	return batch
 }
 
-// waitComing returns how much longer a group should wait for the bookings coming, 0
-// when it should not. g.mu is held.
-func (g *groupCommitter) waitComing() time.Duration {
-	if !g.oneConn || g.coming == 0 || len(g.queue) >= g.max {
-		return 0
+// absorb returns the bookings queued since a group of n bookings running on one
+// connection took its batch, up to max in all. When none is queued but some are coming
+// (announced by Book), it waits for them, until comingWait after the group started.
+// nil: the group commits now.
+func (g *groupCommitter) absorb(n int, started time.Time) []*txJob {
+	for {
+		g.mu.Lock()
+		if k := min(len(g.queue), g.max-n); k > 0 {
+			more := append([]*txJob(nil), g.queue[:k]...)
+			g.queue = append(g.queue[:0], g.queue[k:]...)
+			g.mu.Unlock()
+			return more
+		}
+		wait := g.comingWait - time.Since(started)
+		if n >= g.max || g.coming == 0 || wait <= 0 {
+			g.mu.Unlock()
+			return nil
+		}
+		g.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-g.arrivals:
+		case <-t.C:
+		}
+		t.Stop()
 	}
-	return max(0, g.comingWait-time.Since(g.since))
 }
 
 // arrival is a booking announced as coming to the queue (announce).
@@ -184,7 +213,7 @@ func (a *arrival) arrived() {
 	defer a.g.mu.Unlock()
 	if !a.done {
 		a.queued()
-		a.g.signalFree() // a group may be waiting for it
+		a.g.nudge() // a group may be waiting for it
 	}
 }
 
@@ -247,13 +276,13 @@ func (s *Service) groups() *groupCommitter {
 func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Context, store.Querier) error) error {
 	j := &txJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.mu.Lock()
-	if len(g.queue) == 0 {
-		g.since = time.Now()
-	}
 	g.queue = append(g.queue, j)
 	a.queued()
 	g.signalFree()
 	g.mu.Unlock()
+	if g.oneConn {
+		g.nudge() // the running group takes it in
+	}
 	for {
 		select {
 		case <-j.done:
@@ -263,35 +292,16 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 		g.mu.Lock()
 		batch := g.take()
 		wake := g.wake
-		var timer *time.Timer // the bookings coming may not all arrive
-		if batch == nil && g.running < g.atOnce && len(g.queue) > 0 {
-			if d := g.waitComing(); d > 0 {
-				timer = time.NewTimer(d)
-			}
-		}
 		g.mu.Unlock()
 		if batch != nil {
 			g.commit(batch)
 			continue
 		}
-		var waited <-chan time.Time // nil without a timer: never ready
-		if timer != nil {
-			waited = timer.C
-		}
 		select {
 		case <-j.done:
-			stopTimer(timer)
 			return j.err
 		case <-wake:
-		case <-waited:
 		}
-		stopTimer(timer)
-	}
-}
-
-func stopTimer(t *time.Timer) {
-	if t != nil {
-		t.Stop()
 	}
 }
 
@@ -328,7 +338,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 			}
 		}
 	}()
-	if len(batch) == 1 {
+	if len(batch) == 1 && !g.oneConn {
 		// Alone: no savepoint to pay for, and the store's retries apply. The turn is
 		// held until its statements ran, as a group's is: the bookings that arrive
 		// meanwhile form the next group.
@@ -347,8 +357,6 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		close(j.done)
 		return
 	}
-	g.groups.Add(1)
-	g.grouped.Add(int64(len(batch)))
 	results := make([]error, len(batch))
 	var draws []*store.LedgerEntry // the credit draws of the bookings that ran
 	ran := false
@@ -372,7 +380,22 @@ func (g *groupCommitter) commit(batch []*txJob) {
 			}
 		}
 		open := false // a savepoint of an earlier booking, which the next one releases
-		for i, j := range batch {
+		started := time.Now()
+		for i := 0; ; i++ {
+			if i == len(batch) {
+				// On one connection, the bookings that queued meanwhile join the group
+				// (batch, as the deferred answers see it).
+				var more []*txJob
+				if g.oneConn {
+					more = g.absorb(len(batch), started)
+				}
+				if len(more) == 0 {
+					break
+				}
+				batch = append(batch, more...)
+				results = append(results, make([]error, len(more))...)
+			}
+			j := batch[i]
 			if err := j.ctx.Err(); err != nil {
 				results[i] = err
 				continue
@@ -419,6 +442,10 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		return drawAll(tx, draws)
 	})
 	answered = true
+	if len(batch) > 1 {
+		g.groups.Add(1)
+		g.grouped.Add(int64(len(batch)))
+	}
 	for i, j := range batch {
 		if err != nil {
 			j.err = errRunAlone
