@@ -10,8 +10,9 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// A live booking is priced before its transaction (quoteAhead), on the store's read
-// connections and beside the other bookings, and only checked under it
+// A live booking is priced before its transaction (quoteAhead), from the read model
+// when the service has one (StoredItems), else on the store's read connections, beside
+// the other bookings, and only checked under it
 // (claimQuoted): the claim the quote asked for is taken on condition that the item's
 // stored document is, byte for byte, the one priced (in the claim's own statement),
 // and the same quote code runs again over what the transaction verified — the item
@@ -47,16 +48,55 @@ type aheadItem struct {
 // read: the booking is priced under the transaction instead.
 var errNotAhead = errors.New("booking: not read ahead")
 
-// quoteAhead prices q for c from the store's read connections, recording the items it
-// reads. nil when it cannot (any error: the quote under the transaction answers it).
+// quoteAhead prices q for c from the read model, or from the store's read connections
+// when the service has none, recording the items it reads. nil when it cannot (any
+// error: the quote under the transaction answers it). The model may be behind the
+// store by a poll: what it priced is checked under the transaction as any quote ahead
+// is, and a booking it priced as sold out is priced again there.
 func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *quotedAhead {
-	rec := &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
+	var rec interface {
+		Reads
+		recorded() []aheadItem
+	}
+	if m, ok := s.Reads.(StoredItems); ok {
+		rec = &storedReads{StoredItems: m}
+	} else {
+		rec = &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
+	}
 	pq, err := s.quoteFrom(ctx, rec, c, q)
-	if err != nil || len(rec.items) == 0 {
+	if err != nil || len(rec.recorded()) == 0 {
 		return nil
 	}
-	return &quotedAhead{pq: pq, items: rec.items}
+	return &quotedAhead{pq: pq, items: rec.recorded()}
 }
+
+// StoredItems is Reads that also holds each item's stored document (the read model): a
+// live booking's quote ahead reads it there, not in the store.
+type StoredItems interface {
+	Reads
+	// StoredItem returns an item's stored document, byte for byte as the store holds it,
+	// and its decoded value (read only); false when it holds none (the caller reads the
+	// store).
+	StoredItem(kind tradewind.ProductType, id int64) (data []byte, value any, ok bool)
+}
+
+// storedReads is StoredItems that keeps each item it returned with its stored document.
+type storedReads struct {
+	StoredItems
+	items []aheadItem
+}
+
+// Item implements Reads.
+func (r *storedReads) Item(_ context.Context, kind tradewind.ProductType, id int64) (any, error) {
+	data, v, ok := r.StoredItem(kind, id)
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	r.items = append(r.items, aheadItem{kind: kind, id: id, data: data, value: v})
+	return v, nil
+}
+
+func (r *storedReads) recorded() []aheadItem { return r.items }
 
 // claimQuoted checks a quote priced ahead under tx and takes its claim (see above):
 // the quote priced again over the verified items and the claimed rows, and the rows the
@@ -119,6 +159,8 @@ func (r *recordingReads) Item(ctx context.Context, kind tradewind.ProductType, i
 	r.items = append(r.items, aheadItem{kind: kind, id: id, data: it.Data, value: v})
 	return v, nil
 }
+
+func (r *recordingReads) recorded() []aheadItem { return r.items }
 
 // claimedReads is what a booking's transaction read: the items of a quote ahead, their
 // documents verified, and the claimed unit's days as they were before the claim.

@@ -9,6 +9,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -16,11 +17,26 @@ import (
 // TestBookPricedAheadMeetsTheTruth: a live booking is priced before its transaction;
 // when the night's price, the hotel's document, the room's capacity or its last unit changes between
 // that quote and the transaction, the booking is made at the new price or refused,
-// never at the quote's stale price, and nothing is oversold.
+// never at the quote's stale price, and nothing is oversold. Priced ahead from the
+// store, or from a read model that never learns of those changes (built once, never
+// polled): the model is only a guess the transaction checks.
 func TestBookPricedAheadMeetsTheTruth(t *testing.T) {
+	for _, from := range []string{"store", "stale model"} {
+		t.Run(from, func(t *testing.T) { testBookPricedAhead(t, from == "stale model") })
+	}
+}
+
+func testBookPricedAhead(t *testing.T, staleModel bool) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
 		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "100000")
+		if staleModel {
+			m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
+			if err := m.Build(ctx); err != nil {
+				t.Fatal(err)
+			}
+			svc.Reads = m // svc.Store is not tracked, and m never polls
+		}
 		quote := func(day int, nationality string) booking.QuoteRequest {
 			return booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,
 				CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1, NationalityCode: nationality}
@@ -159,5 +175,73 @@ func TestBookPricedAheadMeetsTheTruth(t *testing.T) {
 				t.Errorf("%d sold on day 6 of a room of two", n)
 			}
 		})
+
+		t.Run("free again", func(t *testing.T) {
+			// Day 6 is sold out since the subtest above; the stale model still shows it
+			// free. Freed in the store again, it is booked, priced ahead or under the
+			// transaction.
+			for i := range 2 {
+				if _, err := svc.Cancel(ctx, c, otherRef(t, svc, c, fmt.Sprint("other-", i)), ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			q := quote(6, "")
+			want := priceOf(q)
+			v, err := book("again", q, func() {})
+			if err != nil {
+				t.Fatalf("book: %v", err)
+			}
+			if v.TotalPrice.Minor != want {
+				t.Errorf("booked at %d, priced at %d", v.TotalPrice.Minor, want)
+			}
+			if n := soldOn(6); n != 1 {
+				t.Errorf("%d sold on day 6, want 1", n)
+			}
+		})
+
+		if staleModel {
+			t.Run("sold out in the model only", func(t *testing.T) {
+				// Day 8's both units sold by a service that tells the model (tracked), then
+				// released in the store behind its back: the model shows the night sold
+				// out, the store free. The quote ahead fails and the booking is priced
+				// under its transaction.
+				m := svc.Reads.(*readmodel.Model)
+				tracked := booking.New(readmodel.Tracked(svc.Store, m), apitest.NewClock(apitest.Start), nil)
+				q := quote(8, "")
+				var refs []string
+				for i := range 2 {
+					v, _, err := tracked.Book(ctx, c, fmt.Sprint("fill-", i), &booking.BookRequest{QuoteRequest: q, Guest: &booking.Guest{Name: "F"}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					refs = append(refs, v.Reference)
+				}
+				for _, ref := range refs {
+					if _, err := svc.Cancel(ctx, c, ref, ""); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_, missed := svc.BookAheadStats()
+				if _, err := book("behind", q, func() {}); err != nil {
+					t.Fatalf("book: %v", err)
+				}
+				if _, now := svc.BookAheadStats(); now != missed+1 {
+					t.Errorf("priced ahead from the store, not the model: %d missed, then %d", missed, now)
+				}
+				if n := soldOn(8); n != 1 {
+					t.Errorf("%d sold on day 8, want 1", n)
+				}
+			})
+		}
 	})
+}
+
+// otherRef is the reference of the booking c made with Idempotency-Key key.
+func otherRef(t *testing.T, svc *booking.Service, c *booking.Caller, key string) string {
+	t.Helper()
+	b, err := svc.Store.BookingGetByIdempotencyKey(context.Background(), c.Partner.ID, c.Key.Mode, key)
+	if err != nil {
+		t.Fatalf("booking of key %s: %v", key, err)
+	}
+	return b.Reference
 }

@@ -16,9 +16,10 @@ import (
 // Reads is what searches, availability and catalog records read: the catalog items and
 // what their units can still sell per day. StoreReads reads the database on every call;
 // the read model (internal/readmodel) answers from memory, kept fresh by the change feed.
-// Both answer alike, so the same code computes every answer. Prebook and book never
-// read through it: they price and claim in the store, so a stale read cannot sell what
-// is gone.
+// Both answer alike, so the same code computes every answer. Prebook and book price
+// and claim in the store, so a stale read cannot sell what is gone: a live booking's
+// quote ahead may read the model (StoredItems), but what it priced is only a guess that
+// its transaction checks against the store (quoteahead.go).
 type Reads interface {
 	// CityItems returns the items of a kind in a city (lower-case key), by id, decoded.
 	CityItems(ctx context.Context, kind tradewind.ProductType, city string) ([]Decoded, error)

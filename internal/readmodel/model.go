@@ -89,6 +89,9 @@ type item struct {
 	kind  tradewind.ProductType
 	city  string
 	value any // what booking.DecodeItem returned; read only
+	// data is the stored document value was decoded from: a live booking's quote ahead
+	// is claimed on condition that the store still holds it (booking.StoredItems).
+	data  []byte
 	units []*unit
 	// days counts the writes of the units' days in place (reloadItemDays), under
 	// Model.mu: a reload whose store read began before another reload wrote the item
@@ -250,7 +253,7 @@ func (m *Model) fetch(ctx context.Context, kind tradewind.ProductType, items []*
 		if err != nil {
 			return nil, err
 		}
-		x := &item{id: it.ID, kind: kind, city: it.CityKey, value: v}
+		x := &item{id: it.ID, kind: kind, city: it.CityKey, value: v, data: it.Data}
 		loaded, byID[it.ID] = append(loaded, x), x
 		ids = append(ids, it.ID)
 	}

@@ -108,3 +108,52 @@ func equalSpans(a, b map[tradewind.UnitKind][]store.ItemDays) bool {
 	}
 	return true
 }
+
+// TestStoredItemFollowsTheStore: the model holds each item's stored document, byte for
+// byte (a live booking's quote ahead is claimed on condition that the store still
+// holds it), and a poll after the item changed holds the new one.
+func TestStoredItemFollowsTheStore(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 2, Activities: 1, Rentals: 1, Packages: 1, Cities: 1,
+				Days: 10, Seed: 9, Start: apitest.Start})
+			p := newPair(t, o, doc)
+			h := doc.Hotels[0]
+			same := func(what string) {
+				t.Helper()
+				it, err := p.st.ItemGet(ctx, tradewind.ProductHotel, h.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, v, ok := p.model.StoredItem(tradewind.ProductHotel, h.ID)
+				if !ok || string(data) != string(it.Data) {
+					t.Fatalf("%s: the model holds %q (%v), the store %q", what, data, ok, it.Data)
+				}
+				want, err := booking.DecodeItem(it)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.(*catalog.Hotel).Name != want.(*catalog.Hotel).Name {
+					t.Fatalf("%s: the model's decoded hotel is %q, the store's %q", what, v.(*catalog.Hotel).Name, want.(*catalog.Hotel).Name)
+				}
+			}
+			same("built")
+			doc.Hotels[0].Name = "Renamed"
+			if _, err := p.plain.ImportCatalog(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.model.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			same("after a rename, polled")
+			if _, v, _ := p.model.StoredItem(tradewind.ProductHotel, h.ID); v.(*catalog.Hotel).Name != "Renamed" {
+				t.Fatalf("the hotel is %q after its rename", v.(*catalog.Hotel).Name)
+			}
+			if _, _, ok := p.model.StoredItem(tradewind.ProductHotel, 999999999); ok {
+				t.Fatal("an unknown item is held")
+			}
+		})
+	}
+}

@@ -50,6 +50,22 @@ func (m *Model) Item(ctx context.Context, kind tradewind.ProductType, id int64) 
 	return nil, store.ErrNotFound
 }
 
+// StoredItem implements booking.StoredItems: an item's stored document and its decoded
+// value, as the model last read them.
+func (m *Model) StoredItem(kind tradewind.ProductType, id int64) ([]byte, any, bool) {
+	if !m.ready.Load() {
+		return nil, nil, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if idx := m.products[kind]; idx != nil {
+		if x := idx.byID[id]; x != nil {
+			return x.data, x.value, true
+		}
+	}
+	return nil, nil, false
+}
+
 // Stock implements booking.Reads: the days of the units q names (by item or by unit),
 // each unit's in order, as InventoryList would return them. The cost is the units asked
 // for times the days asked for.
