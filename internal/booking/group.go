@@ -341,13 +341,10 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	if len(batch) == 1 && !g.oneConn {
 		// Alone: no savepoint to pay for, and the store's retries apply. The turn is
 		// held until its statements ran, as a group's is: the bookings that arrive
-		// meanwhile form the next group.
+		// meanwhile form the next group. (On one connection a group of one runs as a
+		// group: bookings queued while it runs join it.)
 		j := batch[0]
-		ctx := j.ctx
-		if g.oneConn {
-			ctx = store.WithAfterCommit(ctx, done)
-		}
-		err := g.st.InTx(ctx, func(tx store.Querier) error {
+		err := g.st.InTx(j.ctx, func(tx store.Querier) error {
 			err := j.fn(j.ctx, tx)
 			release()
 			return err

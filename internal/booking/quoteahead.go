@@ -52,22 +52,22 @@ var errNotAhead = errors.New("booking: not read ahead")
 // when the service has none, recording the items it reads. nil when it cannot (any
 // error: the quote under the transaction answers it). The model may be behind the
 // store by a poll: what it priced is checked under the transaction as any quote ahead
-// is, and a booking it priced as sold out is priced again there.
+// is.
 func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *quotedAhead {
-	var rec interface {
-		Reads
-		recorded() []aheadItem
-	}
 	if m, ok := s.Reads.(StoredItems); ok {
-		rec = &storedReads{StoredItems: m}
-	} else {
-		rec = &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
+		// A quote the model cannot price (not built yet, an item or a night it has not
+		// polled yet, or truly sold out) is priced ahead from the store instead.
+		rec := &storedReads{StoredItems: m}
+		if pq, err := s.quoteFrom(ctx, rec, c, q); err == nil && len(rec.items) > 0 {
+			return &quotedAhead{pq: pq, items: rec.items}
+		}
 	}
+	rec := &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
 	pq, err := s.quoteFrom(ctx, rec, c, q)
-	if err != nil || len(rec.recorded()) == 0 {
+	if err != nil || len(rec.items) == 0 {
 		return nil
 	}
-	return &quotedAhead{pq: pq, items: rec.recorded()}
+	return &quotedAhead{pq: pq, items: rec.items}
 }
 
 // StoredItems is Reads that also holds each item's stored document (the read model): a
@@ -95,8 +95,6 @@ func (r *storedReads) Item(_ context.Context, kind tradewind.ProductType, id int
 	r.items = append(r.items, aheadItem{kind: kind, id: id, data: data, value: v})
 	return v, nil
 }
-
-func (r *storedReads) recorded() []aheadItem { return r.items }
 
 // claimQuoted checks a quote priced ahead under tx and takes its claim (see above):
 // the quote priced again over the verified items and the claimed rows, and the rows the
@@ -159,8 +157,6 @@ func (r *recordingReads) Item(ctx context.Context, kind tradewind.ProductType, i
 	r.items = append(r.items, aheadItem{kind: kind, id: id, data: it.Data, value: v})
 	return v, nil
 }
-
-func (r *recordingReads) recorded() []aheadItem { return r.items }
 
 // claimedReads is what a booking's transaction read: the items of a quote ahead, their
 // documents verified, and the claimed unit's days as they were before the claim.

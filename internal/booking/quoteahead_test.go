@@ -136,6 +136,35 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 			}
 		})
 
+		t.Run("hotel changed before", func(t *testing.T) {
+			// The hotel's document changed before the booking: the store's quote ahead
+			// reads the new one and is kept; the stale model's reads the old one, which
+			// the claim refuses, and the booking is priced under its transaction. Both
+			// at the new price.
+			doc := apitest.Catalog()
+			doc.Hotels[0].Markets["GB"] = 2000
+			if _, err := svc.ImportCatalog(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			q := quote(7, "GB")
+			want := priceOf(q)
+			kept, missed := svc.BookAheadStats()
+			v, err := book("changed before", q, func() {})
+			if err != nil {
+				t.Fatalf("book: %v", err)
+			}
+			if v.TotalPrice.Minor != want {
+				t.Errorf("booked at %d; the hotel's price is now %d", v.TotalPrice.Minor, want)
+			}
+			nowKept, nowMissed := svc.BookAheadStats()
+			if staleModel && nowMissed != missed+1 || !staleModel && nowKept != kept+1 {
+				t.Errorf("stale model %v: kept %d→%d, missed %d→%d", staleModel, kept, nowKept, missed, nowMissed)
+			}
+			if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
+				t.Fatal(err)
+			}
+		})
+
 		t.Run("capacity cut", func(t *testing.T) {
 			q := quote(5, "")
 			q.Adults, q.Rooms = 2, 2 // two singles
@@ -203,8 +232,8 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 			t.Run("sold out in the model only", func(t *testing.T) {
 				// Day 8's both units sold by a service that tells the model (tracked), then
 				// released in the store behind its back: the model shows the night sold
-				// out, the store free. The quote ahead fails and the booking is priced
-				// under its transaction.
+				// out, the store free. The model's quote fails, and the booking is priced
+				// ahead from the store instead.
 				m := svc.Reads.(*readmodel.Model)
 				tracked := booking.New(readmodel.Tracked(svc.Store, m), apitest.NewClock(apitest.Start), nil)
 				q := quote(8, "")
@@ -221,12 +250,12 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 						t.Fatal(err)
 					}
 				}
-				_, missed := svc.BookAheadStats()
+				kept, _ := svc.BookAheadStats()
 				if _, err := book("behind", q, func() {}); err != nil {
 					t.Fatalf("book: %v", err)
 				}
-				if _, now := svc.BookAheadStats(); now != missed+1 {
-					t.Errorf("priced ahead from the store, not the model: %d missed, then %d", missed, now)
+				if now, _ := svc.BookAheadStats(); now != kept+1 {
+					t.Errorf("not priced ahead from the store after the model's refusal: %d kept, then %d", kept, now)
 				}
 				if n := soldOn(8); n != 1 {
 					t.Errorf("%d sold on day 8, want 1", n)

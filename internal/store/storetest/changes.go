@@ -128,6 +128,57 @@ func exerciseChanges(t *testing.T, s store.Store) {
 		t.Fatalf("claims of two units: changes %q cover %v, want 4 unit-days", got, covered)
 	}
 
+	// A committed change not sequenced yet, then a transaction whose claim of the same
+	// unit is rolled back to its savepoint before another claim: the changes cover the
+	// two claims kept (SQLite widens the committed row over both) and none names the
+	// day rolled back.
+	day := func(d string) store.Claim {
+		return store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 102, From: d, To: d, Quantity: 1}
+	}
+	if _, ok, err := s.InventoryClaim(ctx, day("2027-01-05")); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		sp, ok := q.(store.Savepoints)
+		if !ok {
+			return fmt.Errorf("no savepoints")
+		}
+		if err := sp.Savepoint(ctx, "claim"); err != nil {
+			return err
+		}
+		if _, ok, err := q.InventoryClaim(ctx, day("2027-01-09")); err != nil || !ok {
+			return fmt.Errorf("claim: %v, %v", ok, err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "claim"); err != nil {
+			return err
+		}
+		if _, ok, err := q.InventoryClaim(ctx, day("2027-01-07")); err != nil || !ok {
+			return fmt.Errorf("claim: %v, %v", ok, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got = next()
+	kept := map[string]bool{}
+	for _, c := range got {
+		var from, to string
+		if _, err := fmt.Sscanf(strings.Replace(c, "..", " ", 1), "hotel:7:room:102:%s %s", &from, &to); err != nil {
+			t.Fatalf("a claim rolled back: change %q: %v", c, err)
+		}
+		for _, d := range []string{"2027-01-05", "2027-01-07"} {
+			if from <= d && d <= to {
+				kept[d] = true
+			}
+		}
+		if from <= "2027-01-09" && "2027-01-09" <= to {
+			t.Fatalf("a claim rolled back: change %q names the day rolled back", c)
+		}
+	}
+	if len(kept) != 2 {
+		t.Fatalf("a claim rolled back: changes %q do not cover both claims kept", got)
+	}
+
 	// A rolled-back write leaves no change; an uncommitted one is not sequenced.
 	_ = s.InTx(ctx, func(q store.Querier) error {
 		if _, _, err := q.InventoryClaim(ctx, claim); err != nil {
