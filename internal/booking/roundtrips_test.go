@@ -12,6 +12,7 @@ import (
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store/postgres"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -206,5 +207,36 @@ func TestPrebookRoundTripsPostgres(t *testing.T) {
 	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
 	if len(sent) > PrebookStatementsPostgres {
 		t.Errorf("a prebook sent %d statements to PostgreSQL; want at most %d:\n%s", len(sent), PrebookStatementsPostgres, strings.Join(sent, "\n"))
+	}
+}
+
+// TestBookRoundTripsPostgresWithModel: with a read model, a live booking's quote ahead
+// reads it, not the store: the booking sends only its transaction's statements.
+func TestBookRoundTripsPostgresWithModel(t *testing.T) {
+	t.Parallel()
+	tr, svc, c, doc := tracedService(t)
+	m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
+	if err := m.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Reads = m
+	book := func(i int) {
+		h := doc.Hotels[i%len(doc.Hotels)]
+		req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+			CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
+		if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
+			t.Fatalf("book: %v (replay %v)", err, replay)
+		}
+	}
+	book(0)
+	kept, _ := svc.BookAheadStats()
+	sent := tr.count(func() { book(1) })
+	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
+	if n := inTx(sent); len(sent) > BookTxStatementsPostgres || n != len(sent) {
+		t.Errorf("a live booking with a read model sent %d statements, %d of them in its transaction; want at most %d, all in it:\n%s",
+			len(sent), n, BookTxStatementsPostgres, strings.Join(sent, "\n"))
+	}
+	if now, _ := svc.BookAheadStats(); now != kept+1 {
+		t.Errorf("the quote ahead was not kept (%d, then %d)", kept, now)
 	}
 }
