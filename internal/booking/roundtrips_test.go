@@ -117,18 +117,22 @@ func tracedService(t *testing.T) (tr *statements, svc *booking.Service, c *booki
 	return tr, svc, c, doc
 }
 
+// bookNight books the night i+1 of a room of hotel i (of doc's) live, a new booking.
+func bookNight(t *testing.T, svc *booking.Service, c *booking.Caller, doc *catalog.Document, i int) {
+	t.Helper()
+	h := doc.Hotels[i%len(doc.Hotels)]
+	req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+		CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
+	if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
+		t.Fatalf("book: %v (replay %v)", err, replay)
+	}
+}
+
 // TestBookRoundTripsPostgres: a live booking sends no more statements than counted.
 func TestBookRoundTripsPostgres(t *testing.T) {
 	t.Parallel()
 	tr, svc, c, doc := tracedService(t)
-	book := func(i int) {
-		h := doc.Hotels[i%len(doc.Hotels)]
-		req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
-			CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
-		if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
-			t.Fatalf("book: %v (replay %v)", err, replay)
-		}
-	}
+	book := func(i int) { bookNight(t, svc, c, doc, i) }
 	book(0) // the first use of each statement on a connection also prepares it
 	sent := tr.count(func() { book(1) })
 	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
@@ -220,14 +224,7 @@ func TestBookRoundTripsPostgresWithModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc.Reads = m
-	book := func(i int) {
-		h := doc.Hotels[i%len(doc.Hotels)]
-		req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
-			CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
-		if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
-			t.Fatalf("book: %v (replay %v)", err, replay)
-		}
-	}
+	book := func(i int) { bookNight(t, svc, c, doc, i) }
 	book(0)
 	kept, _ := svc.BookAheadStats()
 	sent := tr.count(func() { book(1) })
