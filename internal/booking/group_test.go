@@ -592,3 +592,50 @@ func TestGroupLockWaitRunsAlone(t *testing.T) {
 		t.Errorf("credit used %d, %v; want %d (each booking's price once)", p.CreditUsed, err, drawn)
 	}
 }
+
+// TestGroupTakesInUpToMax: on SQLite a running group takes in the bookings that queue
+// while it runs, up to BookGroupMax in all; the rest form the next group.
+func TestGroupTakesInUpToMax(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0]
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	svc.BookGroupMax = 3
+	gate := make(chan struct{})
+	var first atomic.Bool
+	fn := func(context.Context, store.Querier) error {
+		if first.CompareAndSwap(false, true) {
+			<-gate // the group's first booking runs while the others queue
+		}
+		return nil
+	}
+	errs := make(chan error, 5)
+	go func() { errs <- booking.BookTx(svc, ctx, fn) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !first.Load() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	queued, release := booking.HoldBookGroups(svc)
+	release() // only for queued
+	for range 4 {
+		go func() { errs <- booking.BookTx(svc, ctx, fn) }()
+	}
+	for queued() < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := queued(); n != 4 {
+		close(gate)
+		t.Fatalf("%d bookings queued behind the running group, want 4", n)
+	}
+	close(gate)
+	for range 5 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if groups, grouped := svc.BookGroupStats(); groups != 2 || grouped != 5 {
+		t.Fatalf("%d groups of %d bookings in all; want 2 groups of 5: one of 3, the most, and one of the 2 left", groups, grouped)
+	}
+}

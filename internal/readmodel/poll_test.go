@@ -3,6 +3,7 @@ package readmodel_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tradewind/tradewind"
@@ -28,15 +29,17 @@ func (s *daysRead) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitK
 
 // TestPollReloadsTheChangedUnit: a claim made elsewhere (another server, the CLI)
 // reaches the model's poll as one change naming its unit and nights (migration 00030),
-// and the poll reads those nights of that unit alone, not every room of the hotel. A
-// change row written before the migration names no unit: the poll reads the days of
-// every unit of the item. Either way the model then answers as the store.
+// and the poll reads those nights of that unit alone, not every room of the hotel, nor
+// a package's units of its other kind. A change row written before the migration names
+// no unit: the poll reads the days of every unit of the item. A change of the whole
+// item in the same poll reloads it whole. Each time the model then answers as the
+// store.
 func TestPollReloadsTheChangedUnit(t *testing.T) {
 	for _, o := range storetest.Openers() {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 8, Activities: 1, Rentals: 1, Packages: 1, Cities: 1,
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 8, Activities: 1, Rentals: 1, Packages: 6, Cities: 1,
 				Days: 40, Seed: 9, Start: apitest.Start})
 			i := slices.IndexFunc(doc.Hotels, func(h catalog.Hotel) bool { return len(h.Rooms) >= 2 })
 			if i < 0 {
@@ -93,6 +96,49 @@ func TestPollReloadsTheChangedUnit(t *testing.T) {
 				t.Fatalf("the poll of a change without a unit read %v, want %v", read.spans, want)
 			}
 			same("after a change without a unit, polled")
+
+			// A change of the whole hotel and a claim of one of its rooms in one poll: the
+			// hotel is reloaded whole, its days not read apart.
+			claim.From, claim.To = apitest.Day(24), apitest.Day(24)
+			if _, ok, err := p.st.InventoryClaim(ctx, claim); err != nil || !ok {
+				t.Fatalf("claim: %v %v", ok, err)
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO changes (kind, item_id) VALUES ('hotel', $1)`, h.ID); err != nil {
+				t.Fatal(err)
+			}
+			clear(read.spans)
+			if err := m.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(read.spans) != 0 {
+				t.Fatalf("the poll of a whole hotel's change and a claim of it read %v apart, want a whole reload", read.spans)
+			}
+			same("after a whole change and a claim, polled")
+
+			// A fixed package's departure (its units are of two kinds, departure and
+			// package_day): the poll reads that departure, of its kind only.
+			i = slices.IndexFunc(doc.Packages, func(k catalog.Package) bool { return len(k.Departures) > 0 })
+			if i < 0 {
+				t.Fatal("no fixed package")
+			}
+			pkg, dep := doc.Packages[i], doc.Packages[i].Departures[0]
+			seat := store.Claim{Kind: tradewind.UnitDeparture, ItemID: pkg.ID, UnitID: dep.ID, From: dep.Date, To: dep.Date, Quantity: 1}
+			if _, ok, err := p.st.InventoryClaim(ctx, seat); err != nil || !ok {
+				t.Fatalf("claim of a seat: %v %v", ok, err)
+			}
+			clear(read.spans)
+			if err := m.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want = map[tradewind.UnitKind][]store.ItemDays{tradewind.UnitDeparture: {{ItemID: pkg.ID, UnitID: dep.ID, From: dep.Date, To: dep.Date}}}
+			if !equalSpans(read.spans, want) {
+				t.Fatalf("the poll of a departure's seat read %v, want %v", read.spans, want)
+			}
+			travellers := 1
+			ask := &booking.PackageAvailabilityRequest{PackageID: pkg.ID, DepartureID: dep.ID, Adults: &travellers}
+			if want, got := one(p.plain.PackageAvailability(ctx, p.caller, ask)), one(fast.PackageAvailability(ctx, p.caller, ask)); want != got || strings.HasPrefix(got, "error") {
+				t.Fatalf("after a seat claimed elsewhere, polled:\nstore: %s\nmodel: %s", want, got)
+			}
 		})
 	}
 }
