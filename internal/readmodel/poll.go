@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -149,31 +150,29 @@ func (m *Model) apply(ctx context.Context, changes []store.Change) error {
 		if m.products[kind] == nil {
 			continue // a kind this version does not know
 		}
-		var whole []int64
-		isWhole := map[int64]bool{}
+		whole := map[int64]bool{}
 		for k, s := range named {
 			if s.whole {
-				whole = append(whole, k.item)
-				isWhole[k.item] = true
+				whole[k.item] = true
 			}
 		}
 		// The days of each unit kind in one read (reloadDays); "": every unit's.
 		days := map[tradewind.UnitKind][]store.ItemDays{}
 		for k, s := range named {
-			if isWhole[k.item] {
-				continue // reloaded whole below
+			if !whole[k.item] { // else reloaded whole below
+				days[k.unitKind] = append(days[k.unitKind], store.ItemDays{ItemID: k.item, UnitID: k.unitID, From: s.from, To: s.to})
 			}
-			days[k.unitKind] = append(days[k.unitKind], store.ItemDays{ItemID: k.item, UnitID: k.unitID, From: s.from, To: s.to})
 		}
 		for unitKind, d := range days {
 			stale, err := m.reloadDays(ctx, kind, unitKind, d)
 			if err != nil {
 				return err
 			}
-			whole = append(whole, stale...)
+			for _, id := range stale {
+				whole[id] = true
+			}
 		}
-		slices.Sort(whole)
-		if err := m.reloadItems(ctx, kind, slices.Compact(whole)); err != nil {
+		if err := m.reloadItems(ctx, kind, slices.Sorted(maps.Keys(whole))); err != nil {
 			return err
 		}
 	}

@@ -307,8 +307,9 @@ type Querier interface {
 	// InventoryList returns the rows matching q, ordered by unit and day.
 	InventoryList(ctx context.Context, q InventoryQuery) ([]InventoryRow, error)
 	// InventoryOfItemDays returns the rows of kind's units of each span's item (or of
-	// its unit UnitID of kind) on the span's days, in no order: the read model reloads what a group of bookings or a
-	// poll of the change feed changed in one statement, not one per item.
+	// its unit UnitID of kind) on the span's days, in no order: the read model reloads
+	// what a group of bookings or a poll of the change feed changed in one statement,
+	// not one per item.
 	InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []ItemDays) ([]InventoryRow, error)
 	// InventoryInsert inserts rows that do not exist yet, in bulk (COPY on PostgreSQL,
 	// batched multi-row statements on SQLite); ErrConflict when one does.
