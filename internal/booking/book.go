@@ -49,7 +49,7 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 		return nil, err
 	}
 	now := s.now()
-	pb := &tradewind.Prebook{Token: "pbk_" + ids.Random(ids.Base62, 32), PartnerID: c.Partner.ID, Mode: c.Key.Mode,
+	pb := &tradewind.Prebook{Token: ids.TimeOrdered("pbk_", now), PartnerID: c.Partner.ID, Mode: c.Key.Mode,
 		Quote: raw, TotalPrice: pq.Total, Currency: pq.Currency, ExpiresAt: now.Add(PrebookTTL).Truncate(time.Second), CreatedAt: now}
 	if err := s.Store.PrebookCreate(ctx, pb); err != nil {
 		return nil, err
