@@ -11,6 +11,7 @@ import (
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -107,4 +108,27 @@ func prebookQuote(doc *catalog.Document, i int) booking.QuoteRequest {
 	h := doc.Hotels[(i*7919)%len(doc.Hotels)]
 	return booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[i%len(h.Rooms)].ID,
 		CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1}
+}
+
+// BenchmarkQuoteRead is a prebook's one read statement alone (store.ItemWithUnitDays: a
+// hotel and its room's three nights), one after another on a store nobody writes to,
+// so that its cost is the statement's own, not the page cache's.
+func BenchmarkQuoteRead(b *testing.B) {
+	for _, o := range storetest.Openers() {
+		b.Run(o.Name, func(b *testing.B) {
+			svc, _, doc := benchService(b, o)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				h := doc.Hotels[(i*7919)%len(doc.Hotels)]
+				from := apitest.Day(1 + i%50)
+				_, days, err := svc.Store.ItemWithUnitDays(context.Background(), tradewind.ProductHotel, h.ID, store.InventoryQuery{
+					Kind: tradewind.UnitRoom, ItemIDs: []int64{h.ID}, UnitIDs: []int64{h.Rooms[i%len(h.Rooms)].ID}, From: from, To: apitest.Day(3 + i%50)})
+				if err != nil || len(days) != 3 || days[0].Day != from {
+					b.Fatalf("read: %v %v", days, err)
+				}
+				i++
+			}
+		})
+	}
 }

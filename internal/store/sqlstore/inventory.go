@@ -38,13 +38,16 @@ func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductTy
 		return nil, nil, fmt.Errorf("item with unit days: the query must name item %d and one of its units", id)
 	}
 	unit := iq.UnitIDs[0]
-	// The item's row first (0), then the unit's days (1) in order; each branch by its
-	// primary key, as ItemGet and inventoryOfUnit read them.
+	// The item's row (0) and the unit's days (1), each branch by its primary key, as
+	// ItemGet and inventoryOfUnit read them. No ORDER BY: SQLite sorted the days in a
+	// temporary B-tree for it, on every quote (docs/performance-history.md, "The quote's
+	// read without a sort"), while the days come in key order; they are sorted
+	// below only if they did not.
 	rows, err := q.db.QueryContext(ctx, `SELECT 0, city_key, data, '', 0, 0, 0 FROM items WHERE kind = $1 AND id = $2
 		UNION ALL
 		SELECT 1, '', '', day, capacity, sold, price FROM inventory
-		WHERE kind = $3 AND item_id = $2 AND unit_id = $4 AND day >= $5 AND day <= $6
-		ORDER BY 1, 4`, string(kind), id, iq.Kind, unit, iq.From, iq.To)
+		WHERE kind = $3 AND item_id = $2 AND unit_id = $4 AND day >= $5 AND day <= $6`,
+		string(kind), id, iq.Kind, unit, iq.From, iq.To)
 	if err != nil {
 		return nil, nil, q.interpret(err)
 	}
@@ -69,6 +72,10 @@ func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductTy
 	}
 	if it == nil {
 		return nil, nil, store.ErrNotFound
+	}
+	byDay := func(a, b store.InventoryRow) int { return strings.Compare(a.Day, b.Day) }
+	if !slices.IsSortedFunc(out, byDay) {
+		slices.SortFunc(out, byDay)
 	}
 	return it, out, nil
 }
