@@ -313,8 +313,12 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Rolled back unless committed: on an error, and on a panic in fn, whose unwinding
+	// would otherwise wait in conn.Close for the open transaction to end, holding the
+	// connection (on SQLite the one writer) for ever.
+	committed := false
 	defer func() {
-		if err != nil {
+		if !committed {
 			_ = tx.Rollback()
 		}
 	}()
@@ -334,6 +338,7 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if held != nil && held.failed != nil {
 		return held.failed
 	}
+	committed = true // a failed COMMIT ends the transaction too
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
