@@ -639,3 +639,106 @@ func TestGroupTakesInUpToMax(t *testing.T) {
 		t.Fatalf("%d groups of %d bookings in all; want 2 groups of 5: one of 3, the most, and one of the 2 left", groups, grouped)
 	}
 }
+
+// TestGroupPanicInTakenInBooking: a booking taken into a running group (absorb) that
+// panics rolls the group back; the panic goes up in the goroutine that ran the group,
+// every other booking of it is answered and runs alone (the panicking one panics again
+// in its own caller), and the store writes on. Before the store rolled back a panicking
+// transaction, this hung: nobody ended the transaction on SQLite's one writer.
+func TestGroupPanicInTakenInBooking(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0]
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	gate := make(chan struct{})
+	var first atomic.Bool
+	var runs sync.Map // token -> how many times its job ran
+	job := func(token string, panics bool) func(context.Context, store.Querier) error {
+		return func(ctx context.Context, q store.Querier) error {
+			n, _ := runs.LoadOrStore(token, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+			if first.CompareAndSwap(false, true) {
+				<-gate // the group's first booking runs while the others queue
+			}
+			if panics {
+				panic("boom " + token)
+			}
+			return q.PrebookCreate(ctx, &tradewind.Prebook{Token: token, PartnerID: 1, Mode: "live", Quote: []byte(`{}`),
+				TotalPrice: 1, Currency: "EUR", ExpiresAt: apitest.Start.Add(time.Hour), CreatedAt: apitest.Start})
+		}
+	}
+	type answer struct {
+		token string
+		err   error
+		panic any
+	}
+	answers := make(chan answer, 4)
+	start := func(token string, panics bool) {
+		go func() {
+			a := answer{token: token}
+			defer func() {
+				a.panic = recover()
+				answers <- a
+			}()
+			a.err = booking.BookTx(svc, ctx, job(token, panics))
+		}()
+	}
+	start("pbk_runner", false)
+	deadline := time.Now().Add(10 * time.Second)
+	for !first.Load() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	queued, release := booking.HoldBookGroups(svc)
+	release() // only for queued
+	start("pbk_panics", true)
+	start("pbk_other", false)
+	for queued() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := queued(); n != 2 {
+		close(gate)
+		t.Fatalf("%d bookings queued behind the running group, want 2", n)
+	}
+	close(gate)
+	got := map[string]answer{}
+	for range 3 {
+		select {
+		case a := <-answers:
+			got[a.token] = a
+		case <-time.After(20 * time.Second):
+			t.Fatalf("answered %v only: a booking of the group was never answered", got)
+		}
+	}
+	// The runner's goroutine met the panic of the booking it took in; the panicking
+	// booking ran again alone and panicked in its own caller; the other one committed alone.
+	if a := got["pbk_runner"]; a.panic != "boom pbk_panics" {
+		t.Errorf("runner: %+v, want the taken-in booking's panic", a)
+	}
+	if a := got["pbk_panics"]; a.panic != "boom pbk_panics" {
+		t.Errorf("panicking booking: %+v, want its panic, alone", a)
+	}
+	if a := got["pbk_other"]; a.err != nil || a.panic != nil {
+		t.Errorf("other booking: %+v, want it committed alone", a)
+	}
+	for token, want := range map[string]bool{"pbk_runner": false, "pbk_other": true, "pbk_panics": false} {
+		_, err := svc.Store.PrebookGet(ctx, token)
+		if stored := err == nil; stored != want {
+			t.Errorf("%s stored %v, want %v (%v)", token, stored, want, err)
+		}
+	}
+	if n, _ := runs.Load("pbk_other"); n.(*atomic.Int32).Load() != 2 {
+		t.Errorf("the other booking ran %d times, want 2: in the group, then alone", n.(*atomic.Int32).Load())
+	}
+	// The store writes on: the one writer is free.
+	start("pbk_after", false)
+	select {
+	case a := <-answers:
+		if a.err != nil || a.panic != nil {
+			t.Fatalf("a booking after the panic: %+v", a)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a booking after the panic was never answered")
+	}
+}
