@@ -3,7 +3,10 @@ package booking
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,6 +44,10 @@ import (
 // two wait in a cycle, PostgreSQL fails one booking's statement (deadlock), which
 // rolls back to its savepoint and runs again alone after its group.
 //
+// A booking that panics in a group (runJob) rolls the whole group back, and every
+// booking of it runs alone: the panic is its own request's to meet, not that of the
+// request whose goroutine ran the group.
+//
 // The rules of a booking are not here: a job is book's transaction function, the same
 // one a booking that runs alone uses.
 
@@ -72,6 +79,7 @@ type txJob struct {
 // groupCommitter forms and commits the groups of one service.
 type groupCommitter struct {
 	st       store.Store
+	log      *slog.Logger
 	max      int           // bookings per group at most
 	atOnce   int           // groups running their bookings at the same time at most
 	lockWait time.Duration // a booking's lock waits bounded to it (> 0; Service.BookGroupLockWait)
@@ -114,8 +122,11 @@ func (s *Service) BookGroupStats() (groups, grouped int64) {
 	return 0, 0
 }
 
-func newGroupCommitter(st store.Store, most, atOnce int, oneConn bool, lockWait time.Duration) *groupCommitter {
-	return &groupCommitter{st: st, max: most, atOnce: max(1, atOnce), lockWait: lockWait, alongside: max(2, most/8), oneConn: oneConn,
+func newGroupCommitter(st store.Store, log *slog.Logger, most, atOnce int, oneConn bool, lockWait time.Duration) *groupCommitter {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &groupCommitter{st: st, log: log, max: most, atOnce: max(1, atOnce), lockWait: lockWait, alongside: max(2, most/8), oneConn: oneConn,
 		comingWait: DefaultComingWait, wake: make(chan struct{}), arrivals: make(chan struct{}, 1)}
 }
 
@@ -264,7 +275,7 @@ func (s *Service) groups() *groupCommitter {
 			}
 		}
 		if n > 1 {
-			s.group = newGroupCommitter(s.Store, n, atOnce, sqlite, s.BookGroupLockWait)
+			s.group = newGroupCommitter(s.Store, s.Logger, n, atOnce, sqlite, s.BookGroupLockWait)
 		}
 	})
 	return s.group
@@ -413,7 +424,14 @@ func (g *groupCommitter) commit(batch []*txJob) {
 				return err
 			}
 			open = true
-			if err := j.fn(ctx, tx); err != nil {
+			if err := runJob(ctx, j, tx); err != nil {
+				if jp := (*jobPanic)(nil); errors.As(err, &jp) {
+					// Not the group's runner's to meet: the group rolls back, every
+					// booking runs alone, the panicking one in its own request.
+					g.log.Error("a booking panicked in a group commit; the group runs alone",
+						"panic", fmt.Sprint(jp.value), "stack", string(jp.stack))
+					return err
+				}
 				if rerr := sp.RollbackToSavepoint(ctx, "booking"); rerr != nil {
 					return rerr
 				}
@@ -454,6 +472,28 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		}
 		close(j.done)
 	}
+}
+
+// jobPanic is a booking's panic in a group commit (runJob), recovered there: the
+// goroutine running the group is another request's, which would otherwise answer 500
+// for it and lose its own booking.
+type jobPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *jobPanic) Error() string {
+	return fmt.Sprintf("booking: a booking panicked in its group: %v", p.value)
+}
+
+// runJob runs j's transaction function in its group, a panic returned as a *jobPanic.
+func runJob(ctx context.Context, j *txJob, tx store.Querier) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &jobPanic{value: v, stack: debug.Stack()}
+		}
+	}()
+	return j.fn(ctx, tx)
 }
 
 // drawsLater collects the credit draws of one booking of a group (moveCredit).
