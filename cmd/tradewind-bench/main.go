@@ -79,8 +79,8 @@ func main() {
 	flag.IntVar(&c.days, "days", 365, "days of inventory from today")
 	flag.Int64Var(&c.seed, "seed", 7, "catalog seed")
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "duration of each scenario and of each floor")
-	flag.DurationVar(&c.bookWarmup, "book-warmup", 3*time.Second, "bookings made, unmeasured, before the book scenario; on PostgreSQL followed by ANALYZE, "+
-		"so that the book scenario meets the plans of a database that holds bookings, as autovacuum leaves it, not those of its first minute (0: none)")
+	flag.DurationVar(&c.bookWarmup, "book-warmup", 3*time.Second, "how long to make unmeasured bookings before the book scenario; on PostgreSQL then ANALYZE the database, "+
+		"so that book meets the plans of a database that holds bookings, as autovacuum leaves it, not those of its first minute (0: none)")
 	flag.IntVar(&c.readConns, "read-connections", 32, "connections of search, availability and get-booking scenarios")
 	flag.IntVar(&c.writeConns, "write-connections", 16, "connections of prebook and book, and writers of their floor")
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
@@ -738,6 +738,9 @@ func (b *bench) warmBookings(ctx context.Context, st *sqlstore.DB, next func() r
 		return nil
 	}
 	m := b.attack("book-warmup", b.c.writeConns, next, b.api, b.c.bookWarmup)
+	if m.StatusCodes["201"] == 0 {
+		return fmt.Errorf("book warm-up: no booking made: status codes %v, first errors %v", m.StatusCodes, m.Errors[:min(3, len(m.Errors))])
+	}
 	note := ""
 	if st.Dialect() == "postgres" {
 		if _, err := st.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
