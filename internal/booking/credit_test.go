@@ -67,7 +67,9 @@ func TestCreditLedgerAddsUp(t *testing.T) {
 		}
 		run(28, func(i int) (*booking.BookingView, error) {
 			switch {
-			case i%7 == 0:
+			case i%7 == 0 && i < 21:
+				// Three: the suite has three units a night, and a fourth, arriving once
+				// three were sold, was refused as sold out (invalid_quote), not for credit.
 				return book(live, fmt.Sprint("req-", i), onRequest("R"))
 			case i%7 == 1:
 				return book(test, fmt.Sprint("test-", i), hotelBooking("T", 3+i))
