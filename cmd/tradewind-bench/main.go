@@ -730,7 +730,7 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 // writes start empty in the benchmark's new database; on PostgreSQL each pooled
 // connection then keeps the plans it made for them while they were (a foreign key's
 // check of the new booking scanned the whole table, docs/performance-history.md,
-// "PostgreSQL's plans of an empty table"), until autovacuum's ANALYZE, a minute or more
+// "Second afternoon"), until autovacuum's ANALYZE, a minute or more
 // into a run, makes it plan again. The benchmark runs that ANALYZE at once. SQLite,
 // which nothing ANALYZEs in production, is left as it is.
 func (b *bench) warmBookings(ctx context.Context, st *sqlstore.DB, next func() request) error {

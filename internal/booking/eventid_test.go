@@ -40,9 +40,9 @@ func TestNewEventIDOrdersByTime(t *testing.T) {
 
 // TestPrebookTokenOrdersByTime: a prebook token is "pbk_" and 24 base62 characters, and
 // tokens of later prebooks sort after earlier ones, so that the prebooks' token index
-// takes each new one at its right edge rather than on a random page (on SQLite about
-// a quarter of a prebook's throughput, docs/performance-history.md, "Prebook tokens in
-// time order"). Each token is stored and books, and tokens made at one instant differ.
+// takes each new one at its right edge rather than on a random page (on SQLite
+// 18 % more prebooks at the issue's size, docs/performance-history.md, "Second
+// afternoon"). Each token is stored and books, and tokens made at one instant differ.
 func TestPrebookTokenOrdersByTime(t *testing.T) {
 	shape := regexp.MustCompile(`^pbk_[A-Za-z0-9]{24}$`)
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {

@@ -593,15 +593,23 @@ func TestGroupLockWaitRunsAlone(t *testing.T) {
 	}
 }
 
-// TestGroupTakesInUpToMax: on SQLite a running group takes in the bookings that queue
-// while it runs, up to BookGroupMax in all; the rest form the next group.
-func TestGroupTakesInUpToMax(t *testing.T) {
-	ctx := context.Background()
+// sqliteService is a live service on SQLite, whose one writer connection makes groups
+// take in the bookings that queue while they run (absorb).
+func sqliteService(t *testing.T) *booking.Service {
+	t.Helper()
 	o := storetest.Openers()[0]
 	if o.Name != "sqlite" {
 		t.Fatalf("opener %q, want sqlite", o.Name)
 	}
 	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	return svc
+}
+
+// TestGroupTakesInUpToMax: on SQLite a running group takes in the bookings that queue
+// while it runs, up to BookGroupMax in all; the rest form the next group.
+func TestGroupTakesInUpToMax(t *testing.T) {
+	ctx := context.Background()
+	svc := sqliteService(t)
 	svc.BookGroupMax = 3
 	gate := make(chan struct{})
 	var first atomic.Bool
@@ -648,11 +656,7 @@ func TestGroupTakesInUpToMax(t *testing.T) {
 // transaction: nobody ended the transaction on SQLite's one writer).
 func TestGroupPanicInTakenInBooking(t *testing.T) {
 	ctx := context.Background()
-	o := storetest.Openers()[0]
-	if o.Name != "sqlite" {
-		t.Fatalf("opener %q, want sqlite", o.Name)
-	}
-	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	svc := sqliteService(t)
 	gate := make(chan struct{})
 	var first atomic.Bool
 	var runs sync.Map // token -> how many times its job ran

@@ -40,9 +40,9 @@ func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductTy
 	unit := iq.UnitIDs[0]
 	// The item's row (0) and the unit's days (1), each branch by its primary key, as
 	// ItemGet and inventoryOfUnit read them. No ORDER BY: SQLite sorted the days in a
-	// temporary B-tree for it, on every quote (docs/performance-history.md, "The quote's
-	// read without a sort"), while the days come in key order; they are sorted
-	// below only if they did not.
+	// temporary B-tree for it, on every quote (docs/performance-history.md, "Second
+	// afternoon"), while the days come in key order; they are sorted below only if
+	// they did not.
 	rows, err := q.db.QueryContext(ctx, `SELECT 0, city_key, data, '', 0, 0, 0 FROM items WHERE kind = $1 AND id = $2
 		UNION ALL
 		SELECT 1, '', '', day, capacity, sold, price FROM inventory
@@ -73,12 +73,14 @@ func (q *queries) ItemWithUnitDays(ctx context.Context, kind tradewind.ProductTy
 	if it == nil {
 		return nil, nil, store.ErrNotFound
 	}
-	byDay := func(a, b store.InventoryRow) int { return strings.Compare(a.Day, b.Day) }
-	if !slices.IsSortedFunc(out, byDay) {
-		slices.SortFunc(out, byDay)
+	if !slices.IsSortedFunc(out, rowsByDay) {
+		slices.SortFunc(out, rowsByDay)
 	}
 	return it, out, nil
 }
+
+// rowsByDay orders one unit's inventory rows by day.
+func rowsByDay(a, b store.InventoryRow) int { return strings.Compare(a.Day, b.Day) }
 
 func (q *queries) ItemListByCity(ctx context.Context, kind tradewind.ProductType, cityKey string) ([]*store.Item, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT id, data FROM items WHERE kind = $1 AND city_key = $2 ORDER BY id`,
@@ -358,7 +360,7 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 		return nil, false, err
 	}
 	if int64(len(taken)) == want {
-		slices.SortFunc(taken, func(a, b store.InventoryRow) int { return strings.Compare(a.Day, b.Day) })
+		slices.SortFunc(taken, rowsByDay)
 		return taken, true, nil
 	}
 	if len(taken) > 0 {
