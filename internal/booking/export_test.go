@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -62,4 +63,10 @@ func SetBookComingWait(s *Service, d time.Duration) {
 	g.mu.Lock()
 	g.comingWait = d
 	g.mu.Unlock()
+}
+
+// DrawCredit draws b.CreditDrawn as Book does, in tx: in a group commit the group draws
+// it with its other bookings' (moveCredit).
+func DrawCredit(s *Service, ctx context.Context, tx store.Querier, b *tradewind.Booking) error {
+	return s.moveCredit(ctx, tx, b, store.LedgerDraw)
 }

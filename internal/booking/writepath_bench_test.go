@@ -1,14 +1,19 @@
 package booking_test
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -123,3 +128,114 @@ func BenchmarkPrebookParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBookStatementsParallel is the store's part of BenchmarkBookParallel alone: from
+// 16 goroutines at once, each booking is only the statements a live hotel booking sends
+// in its group commit (the idempotency claim, the inventory claim with its item checked,
+// the booking with its confirmation event and deliveries, its share of the group's credit
+// draw), with arguments made before it and no quote, pricing, validation or JSON. It
+// tells how far the store's own work per booking lets bookings go against
+// BenchmarkCommitFloor, whatever the service and HTTP around them cost. The variants
+// leave one part out each, to price it (docs/performance-history.md, "Night"):
+//
+//	go test -run XXX -bench 'BookStatementsParallel|BookParallel/.*/group$|CommitFloor' ./internal/booking/
+func BenchmarkBookStatementsParallel(b *testing.B) {
+	type variant struct {
+		name                         string
+		itemCheck, idem, event, draw bool
+		dropIndexes                  []string // dropped before the run: the list filters' and lookups' indexes
+	}
+	filterIndexes := []string{"bookings_partner_test", "bookings_partner_status", "bookings_partner_product",
+		"bookings_partner_created_at", "bookings_partner_service", "events_booking_reference"}
+	variants := []variant{
+		{name: "all", itemCheck: true, idem: true, event: true, draw: true},
+		{name: "no-item-check", idem: true, event: true, draw: true},
+		{name: "no-idempotency-record", itemCheck: true, event: true, draw: true},
+		{name: "no-event", itemCheck: true, idem: true, draw: true},
+		{name: "no-draw", itemCheck: true, idem: true, event: true},
+		{name: "no-filter-indexes", itemCheck: true, idem: true, event: true, draw: true, dropIndexes: filterIndexes},
+		{name: "claim-and-booking-only"},
+	}
+	for _, o := range storetest.Openers() {
+		for _, v := range variants {
+			b.Run(o.Name+"/"+v.name, func(b *testing.B) {
+				svc, c, doc := benchService(b, o)
+				ctx := context.Background()
+				for _, ix := range v.dropIndexes {
+					if _, err := svc.Store.(interface{ SQL() *sql.DB }).SQL().ExecContext(ctx, `DROP INDEX `+ix); err != nil {
+						b.Fatal(err)
+					}
+				}
+				// Every hotel's stored document, as a quote ahead checks it in the claim.
+				stored := make(map[int64][]byte, len(doc.Hotels))
+				for _, h := range doc.Hotels {
+					it, err := svc.Store.ItemGet(ctx, tradewind.ProductHotel, h.ID)
+					if err != nil {
+						b.Fatal(err)
+					}
+					stored[h.ID] = it.Data
+				}
+				// A booking's documents, of the sizes a hotel booking stores.
+				quote := []byte(`{"product_type":"hotel","hotel_id":1000001,"room_id":2000001,"check_in":"2027-01-10","check_out":"2027-01-11","rooms":1,"adults":1,"children_ages":null}`)
+				guest := []byte(`{"name":"Bench"}`)
+				details := []byte(`{"board":"room_only","cancellation_policy":"free_until_48h","guest_name":"Bench","hotel_name":"Bench Hotel","nights":1,"room_name":"Double","rooms":1}`)
+				var n atomic.Int64
+				parallelism(b)
+				b.ReportAllocs()
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						i := int(n.Add(1))
+						h := doc.Hotels[i%len(doc.Hotels)]
+						room := h.Rooms[i%len(h.Rooms)]
+						from := apitest.Day(1 + i%50)
+						now := svc.Clock.Now()
+						key := fmt.Sprint("stmts-", i)
+						bk := &tradewind.Booking{Reference: fmt.Sprintf("HTL-%08d", i), PartnerID: c.Partner.ID, KeyID: c.Key.ID,
+							ProductType: tradewind.ProductHotel, Status: tradewind.StatusConfirmed, PricingMode: c.Partner.PricingMode,
+							TotalPrice: 10000, Currency: c.Partner.Currency, IdempotencyKey: key, ItemID: h.ID, UnitKind: "room",
+							UnitID: room.ID, StartDate: from, EndDate: apitest.Day(2 + i%50), Quantity: 1, CreditDrawn: 10000,
+							Quote: quote, Guest: guest, Details: details, CreatedAt: now, UpdatedAt: now}
+						var events []*tradewind.Event
+						if v.event {
+							events = append(events, &tradewind.Event{ID: booking.NewEventID(now), PartnerID: c.Partner.ID,
+								Type: tradewind.EventBookingConfirmed, Data: details, CreatedAt: now})
+						}
+						claim := store.Claim{Kind: "room", ItemID: h.ID, UnitID: room.ID, From: from, To: from, Quantity: 1}
+						if v.itemCheck {
+							claim.IfItem = &store.Item{Kind: tradewind.ProductHotel, ID: h.ID, Data: stored[h.ID]}
+						}
+						err := booking.BookTx(svc, ctx, func(ctx context.Context, tx store.Querier) error {
+							if v.idem {
+								rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: key, CreatedAt: now}
+								if err := tx.IdempotencyClaim(ctx, rec); err != nil {
+									return err
+								}
+							}
+							if _, ok, err := tx.InventoryClaim(ctx, claim); err != nil || !ok {
+								return cmp.Or(err, errSoldOut)
+							}
+							if err := tx.BookingCreate(ctx, bk, events...); err != nil {
+								return err
+							}
+							if !v.draw {
+								return nil
+							}
+							return booking.DrawCredit(svc, ctx, tx, bk)
+						})
+						if err != nil && !errors.Is(err, errSoldOut) {
+							b.Errorf("book: %v", err)
+							return
+						}
+					}
+				})
+				if groups, grouped := svc.BookGroupStats(); groups > 0 {
+					b.ReportMetric(float64(grouped)/float64(groups), "bookings/group")
+				}
+			})
+		}
+	}
+}
+
+// errSoldOut is a claim that found its night taken.
+var errSoldOut = errors.New("sold out")
