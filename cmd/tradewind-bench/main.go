@@ -58,7 +58,7 @@ type config struct {
 	storeReads                            bool
 	requestLog                            string // on, off or both
 	rounds                                int    // off/on pairs per read scenario with --request-log both
-	cpuProfile                            string
+	cpuProfile, cpuProfileScenario        string
 	writerShare                           float64
 	bookGroupMax                          int           // booking.Service.BookGroupMax
 	bookGroupsAtOnce                      int           // booking.Service.BookGroupsAtOnce
@@ -91,6 +91,7 @@ func main() {
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
+	flag.StringVar(&c.cpuProfileScenario, "cpuprofile-scenario", "", "with --cpuprofile: profile only this scenario's first attack on the API (server and load generator), not the whole run")
 	flag.IntVar(&c.rounds, "rounds", 1, "with --request-log both: how many times each read scenario runs with the log off, on, and its floor, alternating (the rates and CPU are over all rounds)")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
@@ -195,7 +196,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 
 	b := &bench{c: c, out: out, key: secret, reqlog: rl, api: apiURL + httpapi.Prefix, apiOff: apiOffURL, floorURL: floorURL, floor: floor,
 		doc: doc, day: func(n int) string { return today.AddDate(0, 0, n).Format(tradewind.DateLayout) }}
-	if c.cpuProfile != "" {
+	if c.cpuProfile != "" && c.cpuProfileScenario == "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
 			return err
@@ -385,6 +386,7 @@ type bench struct {
 	day      func(n int) string
 	refs     []string       // bookings made by the book scenario
 	reqlog   *reqlog.Logger // nil with --request-log off
+	profiled bool           // --cpuprofile-scenario's attack was profiled
 }
 
 // attackAPI attacks the API and counts the request log entries dropped meanwhile.
@@ -400,8 +402,31 @@ func (b *bench) attackAPI(name string, conns int, next func() request) (vegeta.M
 		_ = b.reqlog.Flush(context.Background())
 	}
 	before := dropped()
+	if b.c.cpuProfile != "" && b.c.cpuProfileScenario == name && !b.profiled {
+		b.profiled = true
+		stop := b.profile()
+		defer stop()
+	}
 	m := b.attack(name, conns, next, b.api, b.c.duration)
 	return m, dropped() - before
+}
+
+// profile starts the CPU profile of --cpuprofile-scenario's attack; stop ends it.
+func (b *bench) profile() (stop func()) {
+	f, err := os.Create(b.c.cpuProfile)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cpuprofile: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // request is one scenario request.
