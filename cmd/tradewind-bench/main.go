@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -53,6 +54,7 @@ type config struct {
 	seed                                  int64
 	duration                              time.Duration
 	bookWarmup                            time.Duration
+	warmFiles                             bool
 	readConns, writeConns                 int
 	only                                  string
 	storeReads                            bool
@@ -79,6 +81,8 @@ func main() {
 	flag.IntVar(&c.days, "days", 365, "days of inventory from today")
 	flag.Int64Var(&c.seed, "seed", 7, "catalog seed")
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "duration of each scenario and of each floor")
+	flag.BoolVar(&c.warmFiles, "warm-files", true, "SQLite: read the database's files once before the writes, so that they meet them in the page cache as a serving server's writes do, "+
+		"not paged out while the read scenarios, served from memory, left them untouched for minutes (docs/performance.md)")
 	flag.DurationVar(&c.bookWarmup, "book-warmup", 3*time.Second, "how long to make unmeasured bookings before the book scenario; on PostgreSQL then ANALYZE the database, "+
 		"so that book meets the plans of a database that holds bookings, as autovacuum leaves it, not those of its first minute (0: none)")
 	flag.IntVar(&c.readConns, "read-connections", 32, "connections of search, availability and get-booking scenarios")
@@ -713,6 +717,9 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 		fmt.Fprintf(os.Stderr, "commit floor %s: %.0f/s, p99 %s\n", when, rate, ms(p99))
 		return rate, p99, nil
 	}
+	if err := b.warmFiles(ctx, st); err != nil {
+		return nil, err
+	}
 	lastRate, lastP99, err := floor("before the writes")
 	if err != nil {
 		return nil, err
@@ -773,6 +780,41 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// warmFiles reads a SQLite database's files once (--warm-files), so that the writes meet
+// its pages in the operating system's page cache, as a serving server's writes do. The
+// read scenarios are answered from the read model and leave the file untouched for
+// minutes, and this host's kernel pages out memory untouched for a while (a DAMON
+// pageout scheme): prebook then read 0.5–0.7 GB from the disk and ran at 13.6–16.8 % of
+// the floor instead of about 21 % (docs/performance-history.md, "Night").
+func (b *bench) warmFiles(ctx context.Context, st *sqlstore.DB) error {
+	if !b.c.warmFiles || st.Dialect() != "sqlite" {
+		return nil
+	}
+	var path string
+	if err := st.SQL().QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
+		return fmt.Errorf("warm files: %w", err)
+	}
+	start := time.Now()
+	var n int64
+	for _, name := range []string{path, path + "-wal"} {
+		f, err := os.Open(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("warm files: %w", err)
+		}
+		read, err := io.Copy(io.Discard, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("warm files: %w", err)
+		}
+		n += read
+	}
+	fmt.Fprintf(os.Stderr, "page cache: read the database's files (%d MB) in %s\n", n>>20, time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
 // warmBookings makes bookings for --book-warmup, unmeasured. The tables a booking
