@@ -50,7 +50,7 @@ func BenchmarkBookParallel(b *testing.B) {
 				svc, c, doc := benchService(b, o)
 				svc.BookGroupMax = mode.max
 				svc.BookGroupsAtOnce = mode.atOnce
-				bookParallel(b, svc, doc, func(i int, h *catalog.Hotel) error {
+				writeParallel(b, svc, doc, func(i int, h *catalog.Hotel) error {
 					req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID,
 						RoomID: h.Rooms[i%len(h.Rooms)].ID, CheckIn: apitest.Day(1 + i%50), CheckOut: apitest.Day(2 + i%50), Rooms: 1, Adults: 1},
 						Guest: &booking.Guest{Name: "Bench"}}
@@ -101,18 +101,10 @@ func BenchmarkPrebookParallel(b *testing.B) {
 	for _, o := range storetest.Openers() {
 		b.Run(o.Name, func(b *testing.B) {
 			svc, c, doc := benchService(b, o)
-			var n atomic.Int64
-			parallelism(b)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					q := prebookQuote(doc, int(n.Add(1)))
-					if _, err := svc.Prebook(context.Background(), c, &q); err != nil {
-						b.Errorf("prebook: %v", err)
-						return
-					}
-				}
+			writeParallel(b, svc, doc, func(i int, _ *catalog.Hotel) error {
+				q := prebookQuote(doc, i)
+				_, err := svc.Prebook(context.Background(), c, &q)
+				return err
 			})
 		})
 	}
@@ -168,7 +160,7 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 				quote := []byte(`{"product_type":"hotel","hotel_id":1000001,"room_id":2000001,"check_in":"2027-01-10","check_out":"2027-01-11","rooms":1,"adults":1,"children_ages":null}`)
 				guest := []byte(`{"name":"Bench"}`)
 				details := []byte(`{"board":"room_only","cancellation_policy":"free_until_48h","guest_name":"Bench","hotel_name":"Bench Hotel","nights":1,"room_name":"Double","rooms":1}`)
-				bookParallel(b, svc, doc, func(i int, h *catalog.Hotel) error {
+				writeParallel(b, svc, doc, func(i int, h *catalog.Hotel) error {
 					room := h.Rooms[i%len(h.Rooms)]
 					from := apitest.Day(1 + i%50)
 					now := svc.Clock.Now()
@@ -215,9 +207,10 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 	}
 }
 
-// bookParallel runs book b.N times from the writers at once, the i-th booking in the
-// catalog's hotel i (modulo their number), and reports the mean group commit.
-func bookParallel(b *testing.B, svc *booking.Service, doc *catalog.Document, book func(i int, h *catalog.Hotel) error) {
+// writeParallel runs write b.N times from the writers at once, the i-th time with the
+// catalog's hotel i (modulo their number), and reports the mean group commit of the
+// bookings among them.
+func writeParallel(b *testing.B, svc *booking.Service, doc *catalog.Document, write func(i int, h *catalog.Hotel) error) {
 	var n atomic.Int64
 	parallelism(b)
 	b.ReportAllocs()
@@ -225,8 +218,8 @@ func bookParallel(b *testing.B, svc *booking.Service, doc *catalog.Document, boo
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := int(n.Add(1))
-			if err := book(i, &doc.Hotels[i%len(doc.Hotels)]); err != nil {
-				b.Errorf("book: %v", err)
+			if err := write(i, &doc.Hotels[i%len(doc.Hotels)]); err != nil {
+				b.Errorf("%s: %v", b.Name(), err)
 				return
 			}
 		}
