@@ -107,6 +107,7 @@ type Booking struct {
 	CreditDrawn      int64 // minor units drawn from the credit line (0 for test bookings)
 	PartnerReference string
 	IdempotencyKey   string
+	RequestHash      string          // fingerprint of the request that created it (its key's replays); "" before migration 00031
 	ItemID           int64           // hotel, activity, rental or package id
 	UnitKind         UnitKind        // inventory kind held, "" when none is held (test bookings)
 	UnitID           int64           // room, activity, space, departure or package id

@@ -175,10 +175,10 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	}
 	hash := requestHash(req)
 	// No lookup of the key's booking first (one round trip less for every new booking):
-	// the idempotency claim, the first statement of the booking's transaction, refuses
-	// a key already used (errReplay), and every failure is answered below with the
-	// key's booking when there is one. A retry costs the checks and reads of a booking
-	// up to that claim, and takes and writes nothing.
+	// the booking's insert, which carries the key and the request's fingerprint, conflicts
+	// on the bookings' unique key when the key was used (errReplay), and every failure is
+	// answered below with the key's booking when there is one. A retry costs the checks
+	// and reads of a booking up to its insert, and keeps nothing it wrote before it.
 	created, err := s.book(ctx, c, idemKey, hash, req, coming)
 	if err != nil {
 		// This request's key may have created a booking already, or another request's
@@ -244,17 +244,11 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	// either way under ctx, the transaction's own context.
 	err = s.bookTx(ctx, coming, func(ctx context.Context, tx store.Querier) error {
 		created = nil
-		// No lookup of the key's booking, here or before: its record, claimed below, is
-		// written with every booking, so a booking of the key makes the claim conflict;
-		// one whose record the retention job deleted conflicts on the bookings' own
-		// unique key, and Book answers it as a replay all the same.
-		rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: idemKey, RequestHash: hash, CreatedAt: s.now()}
-		if err := tx.IdempotencyClaim(ctx, rec); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				return errReplay // the holder committed: its booking is there
-			}
-			return err
-		}
+		// No lookup of the key's booking, here or before: the booking's insert below
+		// conflicts on the bookings' unique key (partner, mode, Idempotency-Key) when the
+		// key already made one, and Book answers it as a replay. The booking carries the
+		// request's fingerprint: no record of the key is written beside it (migration
+		// 00031; the contract remembers only created bookings).
 		if req.PartnerReference != "" {
 			if _, err := tx.BookingGetByPartnerReference(ctx, c.Partner.ID, req.PartnerReference); err == nil {
 				return duplicatePartnerRef(req.PartnerReference)
@@ -285,7 +279,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		if locked != nil {
 			pq.Total = locked.TotalPrice
 		}
-		b, err := s.newBooking(c, idemKey, req, q, pq)
+		b, err := s.newBooking(c, idemKey, hash, req, q, pq)
 		if err != nil {
 			return err
 		}
@@ -321,8 +315,16 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			events = append(events, e)
 		}
 		if err := tx.BookingCreate(ctx, b, events...); err != nil {
-			if errors.Is(err, store.ErrConflict) && req.PartnerReference != "" {
-				return duplicatePartnerRef(req.PartnerReference)
+			// A unique key refused it: the Idempotency-Key's (another request of the key
+			// committed first, or runs earlier in this group) or the partner_reference's
+			// (one booked since the check above). Book answers the key's booking when
+			// there is one, and this error otherwise. (No statement may follow in this
+			// transaction on PostgreSQL, hence no lookup here.)
+			if errors.Is(err, store.ErrConflict) {
+				if req.PartnerReference != "" {
+					return duplicatePartnerRef(req.PartnerReference)
+				}
+				return errReplay
 			}
 			return err
 		}
@@ -392,7 +394,7 @@ func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (
 	return pb, &lq.Quote, nil
 }
 
-func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
+func (s *Service) newBooking(c *Caller, idemKey, hash string, req *BookRequest, q *QuoteRequest, pq *pricedQuote) (*tradewind.Booking, error) {
 	now := s.now()
 	details := map[string]any{}
 	for k, v := range pq.Details {
@@ -412,7 +414,7 @@ func (s *Service) newBooking(c *Caller, idemKey string, req *BookRequest, q *Quo
 	return &tradewind.Booking{Reference: newReference(tradewind.ProductType(q.ProductType)), PartnerID: c.Partner.ID,
 		KeyID: c.Key.ID, ProductType: tradewind.ProductType(q.ProductType), Status: status, Test: c.Test(),
 		PricingMode: c.Partner.PricingMode, TotalPrice: pq.Total, Currency: pq.Currency,
-		PartnerReference: req.PartnerReference, IdempotencyKey: idemKey, ItemID: pq.ItemID, StartDate: pq.StartDate,
+		PartnerReference: req.PartnerReference, IdempotencyKey: idemKey, RequestHash: hash, ItemID: pq.ItemID, StartDate: pq.StartDate,
 		EndDate: pq.EndDate, Quote: rawQuote, Guest: rawGuest, Details: rawDetails, CreatedAt: now, UpdatedAt: now}, nil
 }
 

@@ -2,6 +2,8 @@ package booking_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"sync"
 	"testing"
 
@@ -226,6 +228,64 @@ func TestIdempotencyKeyRace(t *testing.T) {
 		p, _ := svc.Store.PartnerGetByID(ctx, live.Partner.ID)
 		if total != 1 || p.CreditUsed != 10005 {
 			t.Errorf("%d bookings, credit %d; want 1 and 10005", total, p.CreditUsed)
+		}
+	})
+}
+
+// TestIdempotencyFingerprintOnBooking: a booking keeps its request's fingerprint on its
+// own row and writes no record of its key beside it (migration 00031), so the body
+// check holds for as long as the booking exists, not only while a record is kept. A
+// booking made before (no fingerprint on its row) is checked against its key's record
+// while the record exists, and replays any body once the record is gone.
+func TestIdempotencyFingerprintOnBooking(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, live, _ := modeCallers(t, o)
+		st := svc.Store
+		first, _, err := svc.Book(ctx, live, "K", hotelBooking("Ana", 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := st.BookingGetByIdempotencyKey(ctx, live.Partner.ID, tradewind.ModeLive, "K")
+		if err != nil || len(b.RequestHash) != 64 {
+			t.Fatalf("the booking's fingerprint %q (%v); want SHA-256 in hex", b.RequestHash, err)
+		}
+		if _, err := st.IdempotencyGet(ctx, live.Partner.ID, tradewind.ModeLive, "K"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a record of the key was written beside the booking (%v)", err)
+		}
+		if _, _, err := svc.Book(ctx, live, "K", hotelBooking("Bea", 3)); tradewind.ErrorCode(err) != tradewind.ECodeIdempotencyKeyReused {
+			t.Errorf("another body with no record: %v, want idempotency_key_reused", err)
+		}
+		if again, replay, err := svc.Book(ctx, live, "K", hotelBooking("Ana", 3)); err != nil || !replay || again.Reference != first.Reference {
+			t.Errorf("same body = %+v, %v, %v; want a replay", again, replay, err)
+		}
+
+		// A booking from before the migration: no fingerprint on its row, one in its
+		// key's record while the record is kept.
+		old, _, err := svc.Book(ctx, live, "OLD", hotelBooking("Old", 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := st.(interface{ SQL() *sql.DB }).SQL()
+		if _, err := db.ExecContext(ctx, `UPDATE bookings SET request_hash = '' WHERE reference = $1`, old.Reference); err != nil {
+			t.Fatal(err)
+		}
+		rec := store.IdempotencyRecord{PartnerID: live.Partner.ID, Mode: tradewind.ModeLive, Key: "OLD", RequestHash: "recorded", CreatedAt: apitest.Start}
+		if err := st.IdempotencyClaim(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := svc.Book(ctx, live, "OLD", hotelBooking("Old", 4)); tradewind.ErrorCode(err) != tradewind.ECodeIdempotencyKeyReused {
+			t.Errorf("old booking, a body its record does not fingerprint: %v, want idempotency_key_reused", err)
+		}
+		if _, err := db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE key = 'OLD'`); err != nil {
+			t.Fatal(err)
+		}
+		if again, replay, err := svc.Book(ctx, live, "OLD", hotelBooking("Other", 9)); err != nil || !replay || again.Reference != old.Reference {
+			t.Errorf("old booking, record deleted: %+v, %v, %v; want a replay of %s", again, replay, err, old.Reference)
+		}
+		_, total, _ := st.BookingList(ctx, store.BookingFilter{PartnerID: live.Partner.ID})
+		if total != 2 {
+			t.Errorf("%d bookings, want 2", total)
 		}
 	})
 }

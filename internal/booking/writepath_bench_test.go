@@ -112,29 +112,32 @@ func BenchmarkPrebookParallel(b *testing.B) {
 
 // BenchmarkBookStatementsParallel is the store's part of BenchmarkBookParallel alone: from
 // 16 goroutines at once, each booking is only the statements a live hotel booking sends
-// in its group commit (the idempotency claim, the inventory claim with its item checked,
-// the booking with its confirmation event and deliveries, its share of the group's credit
+// in its group commit (the inventory claim with its item checked, the booking with its
+// request's fingerprint, its confirmation event and deliveries, its share of the group's credit
 // draw), with arguments made before it and no quote, pricing, validation or JSON. It
 // tells how far the store's own work per booking lets bookings go against
 // BenchmarkCommitFloor, whatever the service and HTTP around them cost. The variants
 // leave one part out each, to price it (docs/performance-history.md, "Night"):
 //
 //	go test -run XXX -bench 'BookStatementsParallel|BookParallel/.*/group$|CommitFloor' ./internal/booking/
+//
+// benchRequestHash stands for a request's fingerprint: SHA-256 in hex, as requestHash makes.
+const benchRequestHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
 func BenchmarkBookStatementsParallel(b *testing.B) {
 	type variant struct {
-		name                         string
-		itemCheck, idem, event, draw bool
-		dropIndexes                  []string // dropped before the run: the list filters' and lookups' indexes
+		name                   string
+		itemCheck, event, draw bool
+		dropIndexes            []string // dropped before the run: the list filters' and lookups' indexes
 	}
 	filterIndexes := []string{"bookings_partner_test", "bookings_partner_status", "bookings_partner_product",
 		"bookings_partner_created_at", "bookings_partner_service", "events_booking_reference"}
 	variants := []variant{
-		{name: "all", itemCheck: true, idem: true, event: true, draw: true},
-		{name: "no-item-check", idem: true, event: true, draw: true},
-		{name: "no-idempotency-record", itemCheck: true, event: true, draw: true},
-		{name: "no-event", itemCheck: true, idem: true, draw: true},
-		{name: "no-draw", itemCheck: true, idem: true, event: true},
-		{name: "no-filter-indexes", itemCheck: true, idem: true, event: true, draw: true, dropIndexes: filterIndexes},
+		{name: "all", itemCheck: true, event: true, draw: true},
+		{name: "no-item-check", event: true, draw: true},
+		{name: "no-event", itemCheck: true, draw: true},
+		{name: "no-draw", itemCheck: true, event: true},
+		{name: "no-filter-indexes", itemCheck: true, event: true, draw: true, dropIndexes: filterIndexes},
 		{name: "claim-and-booking-only"},
 	}
 	for _, o := range storetest.Openers() {
@@ -167,7 +170,7 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 					key := fmt.Sprint("stmts-", i)
 					bk := &tradewind.Booking{Reference: fmt.Sprintf("HTL-%08d", i), PartnerID: c.Partner.ID, KeyID: c.Key.ID,
 						ProductType: tradewind.ProductHotel, Status: tradewind.StatusConfirmed, PricingMode: c.Partner.PricingMode,
-						TotalPrice: 10000, Currency: c.Partner.Currency, IdempotencyKey: key, ItemID: h.ID, UnitKind: "room",
+						TotalPrice: 10000, Currency: c.Partner.Currency, IdempotencyKey: key, RequestHash: benchRequestHash, ItemID: h.ID, UnitKind: "room",
 						UnitID: room.ID, StartDate: from, EndDate: apitest.Day(2 + i%50), Quantity: 1, CreditDrawn: 10000,
 						Quote: quote, Guest: guest, Details: details, CreatedAt: now, UpdatedAt: now}
 					var events []*tradewind.Event
@@ -180,12 +183,6 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 						claim.IfItem = &store.Item{Kind: tradewind.ProductHotel, ID: h.ID, Data: stored[h.ID]}
 					}
 					err := booking.BookTx(svc, ctx, func(ctx context.Context, tx store.Querier) error {
-						if v.idem {
-							rec := store.IdempotencyRecord{PartnerID: c.Partner.ID, Mode: c.Key.Mode, Key: key, CreatedAt: now}
-							if err := tx.IdempotencyClaim(ctx, rec); err != nil {
-								return err
-							}
-						}
 						if _, ok, err := tx.InventoryClaim(ctx, claim); err != nil || !ok {
 							return cmp.Or(err, errSoldOut)
 						}

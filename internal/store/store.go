@@ -365,9 +365,12 @@ type Querier interface {
 
 	// IdempotencyClaim records that the partner's key is being used in r.Mode by the
 	// request r.RequestHash fingerprints. ErrConflict when another transaction holds or
-	// committed the same partner, mode and key (PostgreSQL waits for the holder).
+	// committed the same partner, mode and key (PostgreSQL waits for the holder). No
+	// booking writes one since migration 00031 (the booking carries its fingerprint,
+	// Booking.RequestHash); the records of older bookings answer until retention.
 	IdempotencyClaim(ctx context.Context, r IdempotencyRecord) error
-	// IdempotencyGet returns the record of the partner's key in mode. ErrNotFound.
+	// IdempotencyGet returns the record of the partner's key in mode (a booking made
+	// before migration 00031). ErrNotFound.
 	IdempotencyGet(ctx context.Context, partnerID int64, mode tradewind.Mode, key string) (*IdempotencyRecord, error)
 
 	// SignatureRecord records an accepted request signature, in one statement; false when

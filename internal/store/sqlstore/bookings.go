@@ -15,7 +15,7 @@ import (
 
 const bookingColumns = `id, reference, partner_id, key_id, product_type, status, test, pricing_mode, total_price,
 	currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind, unit_id, start_date, end_date,
-	quantity, quote, guest, details, cancel_reason, cancelled_at, created_at, updated_at`
+	quantity, quote, guest, details, cancel_reason, cancelled_at, created_at, updated_at, request_hash`
 
 func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error) {
 	var b tradewind.Booking
@@ -24,7 +24,7 @@ func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error
 	var cancelled sql.NullTime
 	err := row.Scan(&b.ID, &b.Reference, &b.PartnerID, &b.KeyID, &b.ProductType, &b.Status, &b.Test, &b.PricingMode,
 		&b.TotalPrice, &b.Currency, &b.CreditDrawn, &pref, &ikey, &b.ItemID, &b.UnitKind, &b.UnitID, &b.StartDate,
-		&b.EndDate, &b.Quantity, &quote, &guest, &details, &b.CancelReason, &cancelled, &b.CreatedAt, &b.UpdatedAt)
+		&b.EndDate, &b.Quantity, &quote, &guest, &details, &b.CancelReason, &cancelled, &b.CreatedAt, &b.UpdatedAt, &b.RequestHash)
 	if err != nil {
 		return nil, err
 	}
@@ -36,11 +36,11 @@ func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error
 
 const bookingInsert = `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
 		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
-		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at, request_hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 		RETURNING id`
 
-const bookingArgs = 24 // bookingInsert's
+const bookingArgs = 25 // bookingInsert's
 
 // BookingCreate inserts b and then events. Where the dialect has writable CTEs, the
 // booking, its events and their deliveries are one statement, one round trip.
@@ -48,7 +48,7 @@ func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, event
 	args := append(make([]any, 0, bookingArgs+8*len(events)), b.Reference, b.PartnerID, b.KeyID, string(b.ProductType),
 		b.Status, b.Test, b.PricingMode, b.TotalPrice, b.Currency, b.CreditDrawn, nullString(b.PartnerReference),
 		nullString(b.IdempotencyKey), b.ItemID, b.UnitKind, b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote),
-		string(b.Guest), string(b.Details), b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt))
+		string(b.Guest), string(b.Details), b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt), b.RequestHash)
 	if q.d.WritableCTE && len(events) > 0 {
 		for _, e := range events {
 			args = append(args, eventArgs(e)...)

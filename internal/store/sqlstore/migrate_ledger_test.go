@@ -37,7 +37,7 @@ func TestMigrationCreditLedger(t *testing.T) {
 					Test: test, PricingMode: "net", TotalPrice: max(drawn, 100), CreditDrawn: drawn, Currency: "EUR", ItemID: 7,
 					StartDate: "2027-01-01", EndDate: "2027-01-02", Quote: []byte(`{}`), Guest: []byte(`{}`), Details: []byte(`{}`),
 					CreatedAt: at, UpdatedAt: at}
-				if err := s.BookingCreate(ctx, b); err != nil {
+				if err := createOldBooking(ctx, s, b); err != nil {
 					t.Fatal(err)
 				}
 				if drawn > 0 {

@@ -105,7 +105,7 @@ func TestMigrationIdempotencyMode(t *testing.T) {
 				ref, key string
 				test     bool
 			}{{"HTL-LIVE0001", "live-key", false}, {"HTL-TEST0001", "test-key", true}} {
-				if err := s.BookingCreate(ctx, &tradewind.Booking{Reference: b.ref, PartnerID: 1, ProductType: "hotel",
+				if err := createOldBooking(ctx, s, &tradewind.Booking{Reference: b.ref, PartnerID: 1, ProductType: "hotel",
 					Status: tradewind.StatusConfirmed, Test: b.test, PricingMode: "net", TotalPrice: 100, Currency: "EUR",
 					IdempotencyKey: b.key, ItemID: 7, StartDate: "2027-01-01", EndDate: "2027-01-02", Quote: []byte(`{}`),
 					Guest: []byte(`{}`), Details: []byte(`{}`), CreatedAt: now, UpdatedAt: now}); err != nil {
@@ -138,6 +138,68 @@ func TestMigrationIdempotencyMode(t *testing.T) {
 			}
 			if err := s.IdempotencyClaim(ctx, store.IdempotencyRecord{PartnerID: 1, Mode: tradewind.ModeTest, Key: "test-key", RequestHash: "h", CreatedAt: now}); err == nil {
 				t.Error("second test claim of the key succeeded")
+			}
+		})
+	}
+}
+
+// createOldBooking inserts b with the columns bookings had before migration 00031
+// (request_hash), as BookingCreate did then: the migration tests write rows into the
+// schema of an older version, which today's BookingCreate no longer fits.
+func createOldBooking(ctx context.Context, s *sqlstore.DB, b *tradewind.Booking) error {
+	var pref, ikey any
+	if b.PartnerReference != "" {
+		pref = b.PartnerReference
+	}
+	if b.IdempotencyKey != "" {
+		ikey = b.IdempotencyKey
+	}
+	return s.SQL().QueryRowContext(ctx, `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
+		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
+		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`, b.Reference, b.PartnerID, b.KeyID, string(b.ProductType), b.Status, b.Test, b.PricingMode, b.TotalPrice,
+		b.Currency, b.CreditDrawn, pref, ikey, b.ItemID, b.UnitKind, b.UnitID, b.StartDate, b.EndDate, b.Quantity,
+		string(b.Quote), string(b.Guest), string(b.Details), b.CancelReason, b.CreatedAt.UTC(), b.UpdatedAt.UTC()).Scan(&b.ID)
+}
+
+// TestMigrationBookingRequestHash: migration 00031 gives the bookings made before it an
+// empty fingerprint (their key's record keeps theirs), and a booking made after it keeps
+// its own.
+func TestMigrationBookingRequestHash(t *testing.T) {
+	for _, o := range unmigrated {
+		t.Run(o.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := o.open(t)
+			if err := s.MigrateTo(ctx, 30); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+			p := &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", CreditLimit: 10000, RateLimit: 120, CreatedAt: now}
+			if err := s.PartnerCreate(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			booking := func(ref, key string) *tradewind.Booking {
+				return &tradewind.Booking{Reference: ref, PartnerID: p.ID, ProductType: "hotel", Status: tradewind.StatusConfirmed,
+					PricingMode: "net", TotalPrice: 100, Currency: "EUR", IdempotencyKey: key, ItemID: 7, StartDate: "2027-01-01",
+					EndDate: "2027-01-02", Quote: []byte(`{}`), Guest: []byte(`{}`), Details: []byte(`{}`), CreatedAt: now, UpdatedAt: now}
+			}
+			if err := createOldBooking(ctx, s, booking("HTL-OLD00001", "old")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeLive, "old"); err != nil || b.RequestHash != "" {
+				t.Fatalf("the old booking after 00031: %+v, %v; want an empty fingerprint", b, err)
+			}
+			nb := booking("HTL-NEW00001", "new")
+			nb.RequestHash = "fingerprint"
+			if err := s.BookingCreate(ctx, nb); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := s.BookingGetByReference(ctx, p.ID, "HTL-NEW00001"); err != nil || b.RequestHash != "fingerprint" {
+				t.Fatalf("a new booking: %+v, %v; want its fingerprint kept", b, err)
 			}
 		})
 	}

@@ -1,0 +1,12 @@
+-- +goose Up
+-- A booking keeps the fingerprint of the request that created it (docs/api-decisions.md,
+-- "Idempotency"). The contract remembers only created bookings, and the booking's own
+-- unique key (partner_id, test, idempotency_key) refuses a second booking of a key, so
+-- the separate record a booking wrote in idempotency_keys (a row and two index entries
+-- in every booking's transaction) is no longer written. Bookings made before this
+-- migration have an empty hash; their records in idempotency_keys answer until the
+-- retention job deletes them.
+ALTER TABLE bookings ADD COLUMN request_hash TEXT NOT NULL DEFAULT '';
+
+-- +goose Down
+ALTER TABLE bookings DROP COLUMN request_hash;
