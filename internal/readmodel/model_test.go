@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tradewind/tradewind"
@@ -364,6 +365,95 @@ func TestTouchedReloadsEveryClaimOfAGroup(t *testing.T) {
 				if got, want := one(p.fast.RentalAvailability(ctx, p.caller, req)), one(p.plain.RentalAvailability(ctx, p.caller, req)); got != want {
 					t.Errorf("rental %d day %d after Touched:\nmodel: %s\nstore: %s", r.ID, in, got, want)
 				}
+			}
+		})
+	}
+}
+
+// countingReads counts the model's reads of claimed days (InventoryOfItemDays).
+type countingReads struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (s *countingReads) InventoryOfItemDays(ctx context.Context, kind tradewind.UnitKind, spans []store.ItemDays) ([]store.InventoryRow, error) {
+	s.n.Add(1)
+	return s.Store.InventoryOfItemDays(ctx, kind, spans)
+}
+
+// TestTrackedAppliesTheClaimsKept: once a transaction through Tracked commits, the model
+// holds the rows its claims left, as the claims returned them (no read of the days
+// again), and nothing of a claim rolled back to its savepoint, as a group commit does
+// with a booking that fails. A release, which returns no rows, is read again.
+func TestTrackedAppliesTheClaimsKept(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			doc := catalog.Generate(catalog.GenerateOptions{Hotels: 3, Cities: 1, Days: 20, Seed: 3, Start: apitest.Start})
+			p := newPair(t, o, doc)
+			reads := &countingReads{Store: p.st}
+			m := readmodel.New(reads, apitest.NewClock(apitest.Start), nil)
+			if err := m.Build(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tracked := readmodel.Tracked(p.st, m)
+			fast := booking.New(tracked, apitest.NewClock(apitest.Start), nil)
+			fast.Reads = m
+			// sellOut is the claim of everything left of a hotel's first room on day 2.
+			sellOut := func(h catalog.Hotel) store.Claim {
+				rows, err := p.st.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{h.Rooms[0].ID}, From: apitest.Day(2), To: apitest.Day(2)})
+				if err != nil || len(rows) != 1 || rows[0].Capacity-rows[0].Sold < 1 {
+					t.Fatalf("hotel %d's first room on day 2: %+v %v", h.ID, rows, err)
+				}
+				return store.Claim{Kind: tradewind.UnitRoom, ItemID: h.ID, UnitID: h.Rooms[0].ID, From: apitest.Day(2), To: apitest.Day(2),
+					Quantity: rows[0].Capacity - rows[0].Sold}
+			}
+			kept, undone := sellOut(doc.Hotels[0]), sellOut(doc.Hotels[1])
+			avail := func(svc *booking.Service, h catalog.Hotel) string {
+				return one(svc.HotelAvailability(ctx, p.caller, &booking.HotelAvailabilityRequest{HotelID: h.ID,
+					CheckIn: apitest.Day(2), CheckOut: apitest.Day(3)}))
+			}
+			before := avail(fast, doc.Hotels[0])
+			reads.n.Store(0)
+			err := tracked.InTx(ctx, func(q store.Querier) error {
+				sp := q.(store.Savepoints)
+				if err := sp.Savepoint(ctx, "booking"); err != nil {
+					return err
+				}
+				if _, ok, err := q.InventoryClaim(ctx, kept); err != nil || !ok {
+					return fmt.Errorf("claim: %v %v", ok, err)
+				}
+				if err := sp.SavepointNext(ctx, "booking"); err != nil {
+					return err
+				}
+				if _, ok, err := q.InventoryClaim(ctx, undone); err != nil || !ok {
+					return fmt.Errorf("claim: %v %v", ok, err)
+				}
+				return sp.RollbackToSavepoint(ctx, "booking")
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range doc.Hotels[:2] {
+				if got, want := avail(fast, h), avail(p.plain, h); got != want {
+					t.Errorf("hotel %d after the commit:\nmodel: %s\nstore: %s", h.ID, got, want)
+				}
+			}
+			if avail(fast, doc.Hotels[0]) == before {
+				t.Error("the kept claim does not show in the model")
+			}
+			if n := reads.n.Load(); n != 0 {
+				t.Errorf("the model read the claimed days %d times; want the claims' own rows applied", n)
+			}
+			if err := tracked.InTx(ctx, func(q store.Querier) error { return q.InventoryRelease(ctx, kept) }); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := avail(fast, doc.Hotels[0]), avail(p.plain, doc.Hotels[0]); got != want || got != before {
+				t.Errorf("after the release:\nmodel: %s\nstore: %s\nbefore: %s", got, want, before)
+			}
+			if reads.n.Load() == 0 {
+				t.Error("the release's days were not read again")
 			}
 		})
 	}

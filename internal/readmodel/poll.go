@@ -397,6 +397,74 @@ func (m *Model) Touched(ctx context.Context, claims []store.Claim) {
 	}
 }
 
+// claimedItem is an item a transaction claimed inventory of.
+type claimedItem struct {
+	kind tradewind.ProductType
+	id   int64
+}
+
+// claimedVersions is what each claimed item is in the model now (itemVersion), taken
+// in the claims' transaction before its COMMIT. nil when the model is not built.
+func (m *Model) claimedVersions(cs []claimed) map[claimedItem]itemVersion {
+	if len(cs) == 0 || !m.ready.Load() {
+		return nil
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make(map[claimedItem]itemVersion, len(cs))
+	for _, c := range cs {
+		k := claimedItem{productOf(c.claim.Kind), c.claim.ItemID}
+		if m.products[k.kind] != nil {
+			out[k] = m.itemVersion(k.kind, k.id)
+		}
+	}
+	return out
+}
+
+// applyClaimed writes the rows a committed transaction's claims left into the model,
+// as the store returned them (no read: Touched read every claimed day again, from a
+// read connection whose page cache every write empties on SQLite). An item that a
+// reload wrote since before the COMMIT (before, claimedVersions) may hold rows newer
+// than these: its claims' days are read again instead (Touched), as are claims of
+// units the model does not know.
+func (m *Model) applyClaimed(ctx context.Context, cs []claimed, before map[claimedItem]itemVersion) {
+	if len(cs) == 0 || !m.ready.Load() {
+		return
+	}
+	var order []claimedItem
+	byItem := map[claimedItem][]claimed{}
+	for _, c := range cs {
+		k := claimedItem{productOf(c.claim.Kind), c.claim.ItemID}
+		if byItem[k] == nil {
+			order = append(order, k)
+		}
+		byItem[k] = append(byItem[k], c)
+	}
+	var reread []store.Claim
+	stale := false
+	m.mu.Lock()
+	for _, k := range order {
+		v, seen := before[k]
+		if !seen || m.products[k.kind] == nil || m.itemVersion(k.kind, k.id) != v {
+			for _, c := range byItem[k] {
+				reread = append(reread, c.claim)
+			}
+			continue
+		}
+		for _, c := range byItem[k] { // in the transaction's order: a later claim's rows are newer
+			sp := []store.ItemDays{{ItemID: k.id, UnitID: c.claim.UnitID, From: c.claim.From, To: c.claim.To}}
+			if !m.reloadItemDays(k.kind, k.id, c.claim.Kind, sp, c.rows) {
+				stale = true // no place for a row: the poll reloads the item whole
+			}
+		}
+	}
+	m.mu.Unlock()
+	if stale {
+		m.Kick()
+	}
+	m.Touched(ctx, reread)
+}
+
 // String describes the model for logs.
 func (m *Model) String() string {
 	m.mu.RLock()

@@ -6,8 +6,9 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 )
 
-// Tracked returns st whose committed claims and releases the model applies at once
-// (Touched), and whose other catalog writes make it poll at once (Kick): the server's
+// Tracked returns st whose committed claims and releases the model applies at once (a
+// transaction's claims with the rows they returned, applyClaimed; the rest read again,
+// Touched), and whose other catalog writes make it poll at once (Kick): the server's
 // own writes show in its next read, without waiting for the poll.
 func Tracked(st store.Store, m *Model) store.Store { return &trackedStore{Store: st, m: m} }
 
@@ -36,30 +37,51 @@ func (s *trackedStore) InTx(ctx context.Context, fn func(q store.Querier) error)
 	var w writes
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
 		w = writes{} // a retried transaction starts over
-		return fn(&writeSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, w: &w})
+		if err := fn(&writeSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, w: &w}); err != nil {
+			return err
+		}
+		// What the claimed items are in the model before the COMMIT: a reload that
+		// writes one after this may have read rows newer than the claims' (applyClaimed).
+		w.before = s.m.claimedVersions(w.claimed)
+		return nil
 	})
 	if err == nil {
 		if w.catalog {
 			s.m.Kick()
 		}
-		s.m.Touched(ctx, w.claims)
+		s.m.applyClaimed(ctx, w.claimed, w.before)
+		s.m.Touched(ctx, w.released)
 	}
 	return err
 }
 
 // writes is what a transaction changed that the model holds.
 type writes struct {
-	claims  []store.Claim
-	catalog bool // items or inventory rows written (an import)
+	claimed  []claimed // claims kept (not rolled back to a savepoint), in order
+	released []store.Claim
+	catalog  bool // items or inventory rows written (an import)
+	before   map[claimedItem]itemVersion
+	marks    []savepointMark // the open savepoints, innermost last
+}
+
+// claimed is a claim and the rows it left, as the store returned them.
+type claimed struct {
+	claim store.Claim
+	rows  []store.InventoryRow
+}
+
+// savepointMark is an open savepoint and how many claims were noted when it was taken.
+type savepointMark struct {
+	name    string
+	claimed int
 }
 
 // writeSpy notes a transaction's writes to the catalog and its inventory.
 type writeSpy struct {
 	store.Querier
 	// The transaction's savepoints pass through (the booking service's group commit
-	// needs them). A claim rolled back to its savepoint stays noted: the model reloads
-	// the days a claim touched from the store once the transaction commits, so it
-	// reloads one more unchanged truth.
+	// needs them); the claims made since a savepoint a booking rolls back to are
+	// forgotten with it, since their rows are applied to the model as they are.
 	store.ForwardSavepoints
 	w *writes
 }
@@ -67,7 +89,7 @@ type writeSpy struct {
 func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
 	after, ok, err := q.Querier.InventoryClaim(ctx, c)
 	if ok && err == nil {
-		q.w.claims = append(q.w.claims, c)
+		q.w.claimed = append(q.w.claimed, claimed{claim: c, rows: after})
 	}
 	return after, ok, err
 }
@@ -75,9 +97,66 @@ func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.I
 func (q *writeSpy) InventoryRelease(ctx context.Context, c store.Claim) error {
 	err := q.Querier.InventoryRelease(ctx, c)
 	if err == nil {
-		q.w.claims = append(q.w.claims, c)
+		// A release returns no rows: its days are read again once committed (Touched).
+		// One rolled back to its savepoint is read again too: one more unchanged truth.
+		q.w.released = append(q.w.released, c)
 	}
 	return err
+}
+
+func (q *writeSpy) Savepoint(ctx context.Context, name string) error {
+	if err := q.ForwardSavepoints.Savepoint(ctx, name); err != nil {
+		return err
+	}
+	q.w.marks = append(q.w.marks, savepointMark{name, len(q.w.claimed)})
+	return nil
+}
+
+func (q *writeSpy) SavepointNext(ctx context.Context, name string) error {
+	if err := q.ForwardSavepoints.SavepointNext(ctx, name); err != nil {
+		return err
+	}
+	q.w.release(name)
+	q.w.marks = append(q.w.marks, savepointMark{name, len(q.w.claimed)})
+	return nil
+}
+
+func (q *writeSpy) ReleaseSavepoint(ctx context.Context, name string) error {
+	if err := q.ForwardSavepoints.ReleaseSavepoint(ctx, name); err != nil {
+		return err
+	}
+	q.w.release(name)
+	return nil
+}
+
+func (q *writeSpy) RollbackToSavepoint(ctx context.Context, name string) error {
+	if err := q.ForwardSavepoints.RollbackToSavepoint(ctx, name); err != nil {
+		return err
+	}
+	// The savepoint stays open; those taken after it end (SQL's rule).
+	if i := q.w.mark(name); i >= 0 {
+		q.w.claimed = q.w.claimed[:q.w.marks[i].claimed]
+		q.w.marks = q.w.marks[:i+1]
+	}
+	return nil
+}
+
+// mark returns the index of the innermost open savepoint named name, -1 if none.
+func (w *writes) mark(name string) int {
+	for i := len(w.marks) - 1; i >= 0; i-- {
+		if w.marks[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// release ends the innermost savepoint named name and those taken after it; their
+// claims stay, as the transaction's.
+func (w *writes) release(name string) {
+	if i := w.mark(name); i >= 0 {
+		w.marks = w.marks[:i]
+	}
 }
 
 func (q *writeSpy) ItemPut(ctx context.Context, it *store.Item) (bool, error) {
