@@ -105,28 +105,28 @@ func (q *writeSpy) InventoryRelease(ctx context.Context, c store.Claim) error {
 }
 
 func (q *writeSpy) Savepoint(ctx context.Context, name string) error {
-	if err := q.ForwardSavepoints.Savepoint(ctx, name); err != nil {
-		return err
+	err := q.ForwardSavepoints.Savepoint(ctx, name)
+	if err == nil {
+		q.w.take(name)
 	}
-	q.w.marks = append(q.w.marks, savepointMark{name, len(q.w.claimed)})
-	return nil
+	return err
 }
 
 func (q *writeSpy) SavepointNext(ctx context.Context, name string) error {
-	if err := q.ForwardSavepoints.SavepointNext(ctx, name); err != nil {
-		return err
+	err := q.ForwardSavepoints.SavepointNext(ctx, name)
+	if err == nil {
+		q.w.release(name)
+		q.w.take(name)
 	}
-	q.w.release(name)
-	q.w.marks = append(q.w.marks, savepointMark{name, len(q.w.claimed)})
-	return nil
+	return err
 }
 
 func (q *writeSpy) ReleaseSavepoint(ctx context.Context, name string) error {
-	if err := q.ForwardSavepoints.ReleaseSavepoint(ctx, name); err != nil {
-		return err
+	err := q.ForwardSavepoints.ReleaseSavepoint(ctx, name)
+	if err == nil {
+		q.w.release(name)
 	}
-	q.w.release(name)
-	return nil
+	return err
 }
 
 func (q *writeSpy) RollbackToSavepoint(ctx context.Context, name string) error {
@@ -150,6 +150,9 @@ func (w *writes) mark(name string) int {
 	}
 	return -1
 }
+
+// take opens a savepoint named name after the claims noted so far.
+func (w *writes) take(name string) { w.marks = append(w.marks, savepointMark{name, len(w.claimed)}) }
 
 // release ends the innermost savepoint named name and those taken after it; their
 // claims stay, as the transaction's.
