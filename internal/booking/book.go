@@ -315,16 +315,17 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			events = append(events, e)
 		}
 		if err := tx.BookingCreate(ctx, b, events...); err != nil {
-			// A unique key refused it: the Idempotency-Key's (another request of the key
-			// committed first, or runs earlier in this group) or the partner_reference's
-			// (one booked since the check above). Book answers the key's booking when
-			// there is one, and this error otherwise. (No statement may follow in this
-			// transaction on PostgreSQL, hence no lookup here.)
-			if errors.Is(err, store.ErrConflict) {
-				if req.PartnerReference != "" {
-					return duplicatePartnerRef(req.PartnerReference)
-				}
+			// The Idempotency-Key's unique key refused it: another request of the key
+			// committed first, or ran earlier in this group; Book answers its booking.
+			// The partner_reference's: one was booked since the check above. (Book
+			// answers the key's booking first, when there is one.) Another conflict, a
+			// random reference taken, is a database error: in a group the booking runs
+			// again alone, with a new reference.
+			switch {
+			case errors.Is(err, store.ErrIdempotencyKeyTaken):
 				return errReplay
+			case errors.Is(err, store.ErrPartnerReferenceTaken):
+				return duplicatePartnerRef(req.PartnerReference)
 			}
 			return err
 		}

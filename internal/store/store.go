@@ -9,6 +9,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -20,6 +21,10 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrConflict: a unique constraint refused the write.
 	ErrConflict = errors.New("store: conflict")
+	// ErrIdempotencyKeyTaken and ErrPartnerReferenceTaken are the ErrConflicts of
+	// BookingCreate that name which of a booking's unique keys refused it.
+	ErrIdempotencyKeyTaken   = fmt.Errorf("%w: the partner's Idempotency-Key in this mode made a booking", ErrConflict)
+	ErrPartnerReferenceTaken = fmt.Errorf("%w: the partner reference is taken", ErrConflict)
 	// ErrCorrupt: a stored value cannot be decoded (a list column that is not a JSON
 	// array). The row is refused rather than read with the value missing.
 	ErrCorrupt = errors.New("store: corrupt row")
@@ -347,8 +352,10 @@ type Querier interface {
 	InventoryRelease(ctx context.Context, c Claim) error
 
 	// BookingCreate inserts b and sets b.ID, then events as EventCreate does, in one
-	// round trip on PostgreSQL. ErrConflict when the reference or the partner reference
-	// is taken (or, as EventCreate, an event's id).
+	// round trip on PostgreSQL. ErrIdempotencyKeyTaken when the partner's
+	// Idempotency-Key in b's mode made a booking, ErrPartnerReferenceTaken when the
+	// partner reference is taken, ErrConflict when the reference is (or, as
+	// EventCreate, an event's id).
 	BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -53,9 +54,9 @@ func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, event
 		for _, e := range events {
 			args = append(args, eventArgs(e)...)
 		}
-		return q.interpret(q.db.QueryRowContext(ctx, q.bookingWithEvents(len(events)), args...).Scan(&b.ID))
+		return bookingConflict(q.interpret(q.db.QueryRowContext(ctx, q.bookingWithEvents(len(events)), args...).Scan(&b.ID)))
 	}
-	if err := q.interpret(q.db.QueryRowContext(ctx, bookingInsert, args...).Scan(&b.ID)); err != nil {
+	if err := bookingConflict(q.interpret(q.db.QueryRowContext(ctx, bookingInsert, args...).Scan(&b.ID))); err != nil {
 		return err
 	}
 	for _, e := range events {
@@ -64,6 +65,25 @@ func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, event
 		}
 	}
 	return nil
+}
+
+// bookingConflict names the unique key of bookings that refused an insert, from the
+// database's message: PostgreSQL names the index (bookings_idempotency_key,
+// bookings_partner_reference), SQLite its columns (bookings.idempotency_key,
+// bookings.partner_reference). Another conflict (the reference, an event's id) stays
+// ErrConflict.
+func bookingConflict(err error) error {
+	if !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "idempotency_key"):
+		return fmt.Errorf("%w (%v)", store.ErrIdempotencyKeyTaken, err)
+	case strings.Contains(msg, "partner_reference"):
+		return fmt.Errorf("%w (%v)", store.ErrPartnerReferenceTaken, err)
+	}
+	return err
 }
 
 func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {

@@ -48,6 +48,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
 		"ConcurrentInventoryClaim":   exerciseConcurrentInventoryClaim,
 		"ConcurrentIdempotencyClaim": exerciseConcurrentIdempotencyClaim,
+		"ConcurrentBookingKey":       exerciseConcurrentBookingKey,
 		// Webhook subscriptions and deliveries: webhooks.go.
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
@@ -492,11 +493,17 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	p := newPartner(t, s, "acme")
 	q := newPartner(t, s, "globex")
 	b := newBooking(p, "HTL-AAAAAAAA", "PO-1", "k1")
+	b.RequestHash = "fingerprint-1"
 	if err := s.BookingCreate(ctx, b); err != nil || b.ID == 0 {
 		t.Fatalf("BookingCreate: %v", err)
 	}
-	if err := s.BookingCreate(ctx, newBooking(p, "HTL-BBBBBBBB", "PO-1", "k2")); !errors.Is(err, store.ErrConflict) {
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-BBBBBBBB", "PO-1", "k2")); !errors.Is(err, store.ErrPartnerReferenceTaken) ||
+		errors.Is(err, store.ErrIdempotencyKeyTaken) {
 		t.Errorf("duplicate partner reference: %v", err)
+	}
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-AAAAAAAA", "", "k9")); !errors.Is(err, store.ErrConflict) ||
+		errors.Is(err, store.ErrPartnerReferenceTaken) || errors.Is(err, store.ErrIdempotencyKeyTaken) {
+		t.Errorf("duplicate reference: %v, want a plain conflict", err)
 	}
 	if err := s.BookingCreate(ctx, newBooking(q, "HTL-CCCCCCCC", "PO-1", "k1")); err != nil {
 		t.Errorf("another partner may reuse references and keys: %v", err)
@@ -511,7 +518,7 @@ func exerciseBookings(t *testing.T, s store.Store) {
 		t.Errorf("another partner's booking: %v", err)
 	}
 	got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeLive, "k1")
-	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" {
+	if err != nil || got.Reference != "HTL-AAAAAAAA" || got.PartnerReference != "PO-1" || got.RequestHash != "fingerprint-1" {
 		t.Fatalf("by key = %+v, %v", got, err)
 	}
 	if ok, err := s.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: []tradewind.BookingStatus{"pending"}, Status: tradewind.StatusCancelled, Reason: "x", At: now}); err != nil || ok {
@@ -547,8 +554,14 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if got, err := s.BookingGetByIdempotencyKey(ctx, p.ID, tradewind.ModeTest, "k1"); err != nil || got.Reference != "HTL-TTTTTTTT" {
 		t.Errorf("test booking by key = %+v, %v", got, err)
 	}
-	if err := s.BookingCreate(ctx, newBooking(p, "HTL-FFFFFFFF", "", "k1")); !errors.Is(err, store.ErrConflict) {
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-FFFFFFFF", "", "k1")); !errors.Is(err, store.ErrIdempotencyKeyTaken) {
 		t.Errorf("second live booking with one key: %v", err)
+	}
+	// With a partner reference too, the key's conflict is told (PostgreSQL checks the
+	// unique indexes in their order; either answer is right, but it must be named).
+	if err := s.BookingCreate(ctx, newBooking(p, "HTL-GGGGGGGG", "PO-1", "k1")); !errors.Is(err, store.ErrIdempotencyKeyTaken) &&
+		!errors.Is(err, store.ErrPartnerReferenceTaken) {
+		t.Errorf("second live booking with one key and one partner reference: %v", err)
 	}
 }
 

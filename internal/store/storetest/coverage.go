@@ -161,6 +161,26 @@ func exerciseConcurrentInventoryClaim(t *testing.T, s store.Store) {
 
 // exerciseConcurrentIdempotencyClaim: one key claimed by many transactions at once is
 // held by exactly one, whatever request each fingerprints; the others get ErrConflict.
+// exerciseConcurrentBookingKey: many transactions at once insert a booking with one
+// partner's Idempotency-Key in one mode (what a booking's transaction does since
+// migration 00031, no record of the key beside it): exactly one commits, every other
+// is refused with ErrIdempotencyKeyTaken.
+func exerciseConcurrentBookingKey(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	p := newPartner(t, s, "acme")
+	ok := concurrently(t, 20, store.ErrIdempotencyKeyTaken, func(i int) (bool, error) {
+		err := s.InTx(ctx, func(q store.Querier) error {
+			b := newBooking(p, fmt.Sprintf("HTL-K%07d", i), "", "same-key")
+			b.RequestHash = fmt.Sprint("h", i%2)
+			return q.BookingCreate(ctx, b)
+		})
+		return err == nil, err
+	})
+	if ok != 1 {
+		t.Errorf("%d bookings of one key committed; want exactly 1", ok)
+	}
+}
+
 func exerciseConcurrentIdempotencyClaim(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	ok := concurrently(t, 20, store.ErrConflict, func(i int) (bool, error) {
