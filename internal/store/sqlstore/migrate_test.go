@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -164,8 +165,8 @@ func createOldBooking(ctx context.Context, s *sqlstore.DB, b *tradewind.Booking)
 }
 
 // TestMigrationBookingRequestHash: migration 00031 gives the bookings made before it an
-// empty fingerprint (their key's record keeps theirs), and a booking made after it keeps
-// its own.
+// empty fingerprint (their key's record keeps theirs), a booking made after it keeps
+// its own, and its Down step moves the fingerprints into records of their keys.
 func TestMigrationBookingRequestHash(t *testing.T) {
 	for _, o := range unmigrated {
 		t.Run(o.name, func(t *testing.T) {
@@ -200,6 +201,19 @@ func TestMigrationBookingRequestHash(t *testing.T) {
 			}
 			if b, err := s.BookingGetByReference(ctx, p.ID, "HTL-NEW00001"); err != nil || b.RequestHash != "fingerprint" {
 				t.Fatalf("a new booking: %+v, %v; want its fingerprint kept", b, err)
+			}
+			// Down: the fingerprint goes back into a record of its key, as 00030 reads it.
+			if err := s.MigrateDownTo(ctx, 30); err != nil {
+				t.Fatal(err)
+			}
+			if rec, err := s.IdempotencyGet(ctx, p.ID, tradewind.ModeLive, "new"); err != nil || rec.RequestHash != "fingerprint" {
+				t.Fatalf("after 00031's Down, the key's record: %+v, %v; want the booking's fingerprint", rec, err)
+			}
+			if _, err := s.IdempotencyGet(ctx, p.ID, tradewind.ModeLive, "old"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("after 00031's Down, a record for the booking without a fingerprint: %v", err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

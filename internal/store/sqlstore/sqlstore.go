@@ -195,17 +195,9 @@ func (s *DB) Migrate(ctx context.Context) error {
 // MigrateTo applies the pending migrations up to version (0: all of them); tests use
 // it to write rows in an older schema and migrate them.
 func (s *DB) MigrateTo(ctx context.Context, version int64) error {
-	dir := s.dialect.Migrations
-	if dir == "" {
-		dir = s.dialect.Name
-	}
-	sub, err := fs.Sub(migrations, "migrations/"+dir)
+	p, err := s.migrations()
 	if err != nil {
 		return err
-	}
-	p, err := goose.NewProvider(s.dialect.Goose, s.db, sub)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
 	}
 	if version == 0 {
 		_, err = p.Up(ctx)
@@ -216,6 +208,23 @@ func (s *DB) MigrateTo(ctx context.Context, version int64) error {
 		return fmt.Errorf("migrations: %w", err)
 	}
 	return nil
+}
+
+// migrations is the goose provider of the dialect's migrations on s.
+func (s *DB) migrations() (*goose.Provider, error) {
+	dir := s.dialect.Migrations
+	if dir == "" {
+		dir = s.dialect.Name
+	}
+	sub, err := fs.Sub(migrations, "migrations/"+dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(s.dialect.Goose, s.db, sub)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
 }
 
 // SQL returns the underlying database (the writer where there is a read pool), for

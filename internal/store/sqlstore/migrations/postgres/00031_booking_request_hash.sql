@@ -9,4 +9,10 @@
 ALTER TABLE bookings ADD COLUMN request_hash TEXT NOT NULL DEFAULT '';
 
 -- +goose Down
+-- The fingerprints go back into records of their keys, as the previous version reads
+-- them (a record kept for a key keeps its own).
+INSERT INTO idempotency_keys (partner_id, mode, key, request_hash, created_at)
+SELECT partner_id, CASE WHEN test THEN 'test' ELSE 'live' END, idempotency_key, request_hash, created_at
+FROM bookings WHERE request_hash <> '' AND idempotency_key IS NOT NULL
+ON CONFLICT DO NOTHING;
 ALTER TABLE bookings DROP COLUMN request_hash;
