@@ -325,7 +325,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	defer done()
 	release := done
 	// On one connection the turn is given back once the COMMIT is done: by the store
-	// right after it (store.WithAfterCommit), before the read model reloads the
+	// right after it (store.WithAfterCommit), before the read model applies the
 	// group's claims in the tracked store's InTx; by the deferred done when the
 	// transaction failed.
 	txCtx := context.Background()

@@ -13,3 +13,6 @@ func (m *Model) RentalTables() int {
 	defer m.mu.RUnlock()
 	return m.rentals.count()
 }
+
+// BeforeApply has f run after each tracked COMMIT, before its claims are applied.
+func BeforeApply(m *Model, f func()) { m.beforeApply = f }

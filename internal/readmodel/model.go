@@ -53,6 +53,10 @@ type Model struct {
 	pollMu sync.Mutex
 	cursor int64
 
+	// beforeApply, if set (tests), runs after a tracked transaction's COMMIT, before
+	// its claims are applied (applyClaimed).
+	beforeApply func()
+
 	ready    atomic.Bool
 	lastSync atomic.Int64 // unix nanoseconds when the last successful poll (or the build) started
 	applied  atomic.Int64 // changes applied since start

@@ -282,8 +282,9 @@ func TestModelAnswersAsTheStore(t *testing.T) {
 	}
 }
 
-// TestTouchedReloadsEveryClaimOfAGroup: a group commit's claims reach Touched together,
-// several items of two products and two claims of one hotel (days far apart, and
+// TestTouchedReloadsEveryClaimOfAGroup: many claims reach Touched together (as a group
+// commit's releases, or claims a newer reload overtook, do), several items of two
+// products and two claims of one hotel (days far apart, and
 // overlapping days of two rooms); the model reloads them all at once and then answers
 // every claimed day as the store does, without a poll of the feed.
 func TestTouchedReloadsEveryClaimOfAGroup(t *testing.T) {

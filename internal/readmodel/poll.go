@@ -403,48 +403,51 @@ type claimedItem struct {
 	id   int64
 }
 
-// claimedVersions is what each claimed item is in the model now (itemVersion), taken
-// in the claims' transaction before its COMMIT. nil when the model is not built.
-func (m *Model) claimedVersions(cs []claimed) map[claimedItem]itemVersion {
-	if len(cs) == 0 || !m.ready.Load() {
-		return nil
+// versionOf is what a claimed item is in the model now (itemVersion); false when the
+// model is not built or does not hold the item's product.
+func (m *Model) versionOf(k claimedItem) (itemVersion, bool) {
+	if !m.ready.Load() {
+		return itemVersion{}, false
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	out := make(map[claimedItem]itemVersion, len(cs))
-	for _, c := range cs {
-		k := claimedItem{productOf(c.claim.Kind), c.claim.ItemID}
-		if m.products[k.kind] != nil {
-			out[k] = m.itemVersion(k.kind, k.id)
-		}
+	if m.products[k.kind] == nil {
+		return itemVersion{}, false
 	}
-	return out
+	return m.itemVersion(k.kind, k.id), true
 }
 
 // applyClaimed writes the rows a committed transaction's claims left into the model,
 // as the store returned them (no read: Touched read every claimed day again, from a
 // read connection whose page cache every write empties on SQLite). An item that a
-// reload wrote since before the COMMIT (before, claimedVersions) may hold rows newer
-// than these: its claims' days are read again instead (Touched), as are claims of
-// units the model does not know.
-func (m *Model) applyClaimed(ctx context.Context, cs []claimed, before map[claimedItem]itemVersion) {
-	if len(cs) == 0 || !m.ready.Load() {
+// reload wrote since the transaction first claimed it (w.before) may hold rows newer
+// than these: its claims' days are read again instead (Touched), with the
+// transaction's releases and the claims a release followed.
+func (m *Model) applyClaimed(ctx context.Context, w *writes) {
+	if m.beforeApply != nil {
+		m.beforeApply()
+	}
+	reread := w.released
+	if !m.ready.Load() {
 		return
 	}
 	var order []claimedItem
 	byItem := map[claimedItem][]claimed{}
-	for _, c := range cs {
+	for _, c := range w.claimed {
+		if c.reread {
+			reread = append(reread, c.claim)
+			continue
+		}
 		k := claimedItem{productOf(c.claim.Kind), c.claim.ItemID}
 		if byItem[k] == nil {
 			order = append(order, k)
 		}
 		byItem[k] = append(byItem[k], c)
 	}
-	var reread []store.Claim
 	stale := false
 	m.mu.Lock()
 	for _, k := range order {
-		v, seen := before[k]
+		v, seen := w.before[k]
 		if !seen || m.products[k.kind] == nil || m.itemVersion(k.kind, k.id) != v {
 			for _, c := range byItem[k] {
 				reread = append(reread, c.claim)

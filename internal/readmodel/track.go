@@ -18,9 +18,12 @@ type trackedStore struct {
 }
 
 func (s *trackedStore) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	var w writes
+	w.noteVersion(s.m, c) // before the claim's own commit
 	after, ok, err := s.Store.InventoryClaim(ctx, c)
 	if ok && err == nil {
-		s.m.Touched(ctx, []store.Claim{c})
+		w.claimed = []claimed{{claim: c, rows: after}}
+		s.m.applyClaimed(ctx, &w)
 	}
 	return after, ok, err
 }
@@ -37,20 +40,13 @@ func (s *trackedStore) InTx(ctx context.Context, fn func(q store.Querier) error)
 	var w writes
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
 		w = writes{} // a retried transaction starts over
-		if err := fn(&writeSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, w: &w}); err != nil {
-			return err
-		}
-		// What the claimed items are in the model before the COMMIT: a reload that
-		// writes one after this may have read rows newer than the claims' (applyClaimed).
-		w.before = s.m.claimedVersions(w.claimed)
-		return nil
+		return fn(&writeSpy{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, w: &w, m: s.m})
 	})
 	if err == nil {
 		if w.catalog {
 			s.m.Kick()
 		}
-		s.m.applyClaimed(ctx, w.claimed, w.before)
-		s.m.Touched(ctx, w.released)
+		s.m.applyClaimed(ctx, &w)
 	}
 	return err
 }
@@ -60,14 +56,33 @@ type writes struct {
 	claimed  []claimed // claims kept (not rolled back to a savepoint), in order
 	released []store.Claim
 	catalog  bool // items or inventory rows written (an import)
-	before   map[claimedItem]itemVersion
-	marks    []savepointMark // the open savepoints, innermost last
+	// before is what each claimed item was in the model when the transaction first
+	// claimed it, before its COMMIT: a reload that wrote it since may have read rows
+	// newer than the claims' (applyClaimed).
+	before map[claimedItem]itemVersion
+	marks  []savepointMark // the open savepoints, innermost last
 }
 
-// claimed is a claim and the rows it left, as the store returned them.
+// claimed is a claim and the rows it left, as the store returned them; reread when a
+// release of the same unit's days followed it in the transaction, which left other rows.
 type claimed struct {
-	claim store.Claim
-	rows  []store.InventoryRow
+	claim  store.Claim
+	rows   []store.InventoryRow
+	reread bool
+}
+
+// noteVersion notes what c's item is in m, the first time the transaction claims it.
+func (w *writes) noteVersion(m *Model, c store.Claim) {
+	k := claimedItem{productOf(c.Kind), c.ItemID}
+	if _, seen := w.before[k]; seen {
+		return
+	}
+	if v, ok := m.versionOf(k); ok {
+		if w.before == nil {
+			w.before = map[claimedItem]itemVersion{}
+		}
+		w.before[k] = v
+	}
 }
 
 // savepointMark is an open savepoint and how many claims were noted when it was taken.
@@ -84,9 +99,11 @@ type writeSpy struct {
 	// forgotten with it, since their rows are applied to the model as they are.
 	store.ForwardSavepoints
 	w *writes
+	m *Model
 }
 
 func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	q.w.noteVersion(q.m, c)
 	after, ok, err := q.Querier.InventoryClaim(ctx, c)
 	if ok && err == nil {
 		q.w.claimed = append(q.w.claimed, claimed{claim: c, rows: after})
@@ -97,8 +114,16 @@ func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.I
 func (q *writeSpy) InventoryRelease(ctx context.Context, c store.Claim) error {
 	err := q.Querier.InventoryRelease(ctx, c)
 	if err == nil {
-		// A release returns no rows: its days are read again once committed (Touched).
-		// One rolled back to its savepoint is read again too: one more unchanged truth.
+		// A release returns no rows: its days are read again once committed (Touched),
+		// and so are those of the transaction's earlier claims of the unit (a booking
+		// whose quote ahead did not hold gives back what it claimed), whose rows it
+		// changed. One rolled back to its savepoint is read again too: one more
+		// unchanged truth.
+		for i, k := range q.w.claimed {
+			if k.claim.Kind == c.Kind && k.claim.UnitID == c.UnitID && k.claim.From <= c.To && c.From <= k.claim.To {
+				q.w.claimed[i].reread = true
+			}
+		}
 		q.w.released = append(q.w.released, c)
 	}
 	return err
