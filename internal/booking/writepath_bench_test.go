@@ -110,6 +110,9 @@ func BenchmarkPrebookParallel(b *testing.B) {
 	}
 }
 
+// benchRequestHash stands for a request's fingerprint: SHA-256 in hex, as requestHash makes.
+const benchRequestHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
 // BenchmarkBookStatementsParallel is the store's part of BenchmarkBookParallel alone: from
 // 16 goroutines at once, each booking is only the statements a live hotel booking sends
 // in its group commit (the inventory claim with its item checked, the booking with its
@@ -120,10 +123,6 @@ func BenchmarkPrebookParallel(b *testing.B) {
 // leave one part out each, to price it (docs/performance-history.md, "Night"):
 //
 //	go test -run XXX -bench 'BookStatementsParallel|BookParallel/.*/group$|CommitFloor' ./internal/booking/
-//
-// benchRequestHash stands for a request's fingerprint: SHA-256 in hex, as requestHash makes.
-const benchRequestHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-
 func BenchmarkBookStatementsParallel(b *testing.B) {
 	type variant struct {
 		name                   string
