@@ -412,7 +412,7 @@ func (s *Service) newBooking(c *Caller, idemKey, hash string, req *BookRequest, 
 	if !pq.Instant {
 		status = pq.OpenStatus
 	}
-	return &tradewind.Booking{Reference: newReference(tradewind.ProductType(q.ProductType)), PartnerID: c.Partner.ID,
+	return &tradewind.Booking{Reference: newReference(tradewind.ProductType(q.ProductType), now), PartnerID: c.Partner.ID,
 		KeyID: c.Key.ID, ProductType: tradewind.ProductType(q.ProductType), Status: status, Test: c.Test(),
 		PricingMode: c.Partner.PricingMode, TotalPrice: pq.Total, Currency: pq.Currency,
 		PartnerReference: req.PartnerReference, IdempotencyKey: idemKey, RequestHash: hash, ItemID: pq.ItemID, StartDate: pq.StartDate,

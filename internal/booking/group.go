@@ -249,13 +249,23 @@ func (g *groupCommitter) release() {
 // fn must be safe to run again, as for store.InTx. a, if not nil, is the booking's
 // announcement (groupCommitter.announce), which queueing ends.
 func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Context, tx store.Querier) error) error {
+	alone := func() error {
+		err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+		if errors.Is(err, store.ErrConflict) {
+			// What is left of a conflict once book told the Idempotency-Key's and the
+			// partner reference's apart: a reference (or an event id) someone else's
+			// booking holds. fn makes new ones.
+			err = s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+		}
+		return err
+	}
 	g := s.groups()
 	if g == nil {
-		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+		return alone()
 	}
 	err := g.run(ctx, a, fn)
-	if errors.Is(err, errRunAlone) {
-		return s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+	if errors.Is(err, errRunAlone) || errors.Is(err, store.ErrConflict) {
+		return alone() // a group that could not commit it, or a reference taken
 	}
 	return err
 }

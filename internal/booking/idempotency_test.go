@@ -4,12 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"regexp"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -286,6 +291,74 @@ func TestIdempotencyFingerprintOnBooking(t *testing.T) {
 		_, total, _ := st.BookingList(ctx, store.BookingFilter{PartnerID: live.Partner.ID})
 		if total != 2 {
 			t.Errorf("%d bookings, want 2", total)
+		}
+	})
+}
+
+// takenOnce is a store whose first booking insert meets a reference already taken (a
+// plain conflict, not the key's nor the partner reference's), as a random part can.
+type takenOnce struct {
+	store.Store
+	taken atomic.Bool
+}
+
+func (s *takenOnce) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	return s.Store.InTx(ctx, func(q store.Querier) error {
+		return fn(&takenOnceTx{Querier: q, ForwardSavepoints: store.ForwardSavepoints{Tx: q}, s: s})
+	})
+}
+
+type takenOnceTx struct {
+	store.Querier
+	store.ForwardSavepoints
+	s *takenOnce
+}
+
+func (q *takenOnceTx) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
+	if q.s.taken.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: reference %s taken", store.ErrConflict, b.Reference)
+	}
+	return q.Querier.BookingCreate(ctx, b, events...)
+}
+
+// TestBookingReferenceShapeAndTaken: a reference is its product's prefix, a hyphen and 8
+// alphanumerics, the first 3 counting the booking's time (ids.Cyclic, in steps of 4 ms),
+// so references made one after another sort by time. A booking whose reference is taken
+// runs again with a new one and is booked, in a group commit and alone.
+func TestBookingReferenceShapeAndTaken(t *testing.T) {
+	shape := regexp.MustCompile(`^HTL-[0-9A-Z]{8}$`)
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		for _, alone := range []bool{false, true} {
+			ctx := context.Background()
+			clock := apitest.NewClock(apitest.Start)
+			svc, c := liveService(t, o, clock, apitest.Catalog(), "10000")
+			if alone {
+				svc.BookGroupMax = 1
+			}
+			first, _, err := svc.Book(ctx, c, "first", hotelBooking("Ana", 3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(4 * time.Millisecond)
+			taken := &takenOnce{Store: svc.Store}
+			retry := booking.New(taken, clock, nil)
+			retry.BookGroupMax = svc.BookGroupMax
+			second, replay, err := retry.Book(ctx, c, "second", hotelBooking("Bea", 5))
+			if err != nil || replay || !taken.taken.Load() {
+				t.Fatalf("alone %v: a booking whose reference was taken: %+v, %v, %v (conflict met: %v)", alone, second, replay, err, taken.taken.Load())
+			}
+			for _, v := range []*booking.BookingView{first, second} {
+				if !shape.MatchString(v.Reference) {
+					t.Errorf("reference %q: want HTL- and 8 of [0-9A-Z]", v.Reference)
+				}
+			}
+			at := apitest.Start
+			if got, want := first.Reference[4:7], ids.Cyclic(ids.SortableAlnum, at, 4*time.Millisecond, 3); got != want {
+				t.Errorf("first reference's time part %q, want %q", got, want)
+			}
+			if second.Reference[4:7] <= first.Reference[4:7] {
+				t.Errorf("references %s then %s 4 ms later: want them in time order", first.Reference, second.Reference)
+			}
 		}
 	})
 }

@@ -16,6 +16,24 @@ const (
 // sortable62 is base62 in byte order, for the part of an id that orders it.
 const sortable62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// SortableAlnum is Alnum in byte order, for Cyclic.
+const SortableAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// Cyclic returns n characters of alphabet (which must be in byte order) that count at's
+// time since 1970 in steps of step, modulo len(alphabet)^n: they grow with time and
+// wrap around. A code that starts with them puts codes made together next to each other
+// in an index, while over the cycles its values spread over the whole code space as
+// random ones would.
+func Cyclic(alphabet string, at time.Time, step time.Duration, n int) string {
+	v := max(at.UnixNano(), 0) / int64(step)
+	out := make([]byte, n)
+	for i := n - 1; i >= 0; i-- {
+		out[i] = alphabet[v%int64(len(alphabet))]
+		v /= int64(len(alphabet))
+	}
+	return string(out)
+}
+
 // Random returns n characters drawn uniformly from alphabet by crypto/rand.
 func Random(alphabet string, n int) string {
 	return string(appendRandom(make([]byte, 0, n), alphabet, n))

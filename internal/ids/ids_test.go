@@ -57,3 +57,30 @@ func TestTimeOrderedAllocatesOnce(t *testing.T) {
 		t.Errorf("TimeOrdered allocates %v times, want %v", n, want)
 	}
 }
+
+// TestCyclicCountsAndWraps: Cyclic's characters are the alphabet's, grow by one step at
+// a time in byte order, and wrap after len(alphabet)^n steps.
+func TestCyclicCountsAndWraps(t *testing.T) {
+	const step = 4 * time.Millisecond
+	at := time.Date(2026, 11, 24, 21, 0, 0, 0, time.UTC)
+	cycle := time.Duration(36*36*36) * step
+	ns := at.UnixNano()
+	base := time.Unix(0, ns-ns%int64(cycle)) // the cycle's first step: "000"
+	if got := ids.Cyclic(ids.SortableAlnum, base, step, 3); got != "000" {
+		t.Fatalf("the cycle's start: %q, want 000", got)
+	}
+	prev := ""
+	for i := range 2000 {
+		got := ids.Cyclic(ids.SortableAlnum, base.Add(time.Duration(i)*step+step/2), step, 3)
+		if len(got) != 3 || strings.Trim(got, ids.SortableAlnum) != "" || got <= prev {
+			t.Fatalf("step %d: %q after %q", i, got, prev)
+		}
+		prev = got
+	}
+	if got := ids.Cyclic(ids.SortableAlnum, base.Add(cycle-step), step, 3); got != "ZZZ" {
+		t.Errorf("the cycle's last step: %q, want ZZZ", got)
+	}
+	if got := ids.Cyclic(ids.SortableAlnum, base.Add(cycle), step, 3); got != "000" {
+		t.Errorf("after a whole cycle: %q, want 000 again", got)
+	}
+}
