@@ -250,14 +250,15 @@ func (g *groupCommitter) release() {
 // announcement (groupCommitter.announce), which queueing ends.
 func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Context, tx store.Querier) error) error {
 	alone := func() error {
-		err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
-		if errors.Is(err, store.ErrConflict) {
+		for try := 1; ; try++ {
+			err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
 			// What is left of a conflict once book told the Idempotency-Key's and the
 			// partner reference's apart: a reference (or an event id) someone else's
-			// booking holds. fn makes new ones.
-			err = s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+			// booking holds. fn makes new ones: once more.
+			if try == 2 || !errors.Is(err, store.ErrConflict) {
+				return err
+			}
 		}
-		return err
 	}
 	g := s.groups()
 	if g == nil {

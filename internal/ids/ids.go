@@ -25,13 +25,18 @@ const SortableAlnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 // in an index, while over the cycles its values spread over the whole code space as
 // random ones would.
 func Cyclic(alphabet string, at time.Time, step time.Duration, n int) string {
-	v := max(at.UnixNano(), 0) / int64(step)
-	out := make([]byte, n)
-	for i := n - 1; i >= 0; i-- {
+	return string(appendDigits(make([]byte, 0, n), alphabet, max(at.UnixNano(), 0)/int64(step), n))
+}
+
+// appendDigits appends v's n last digits in alphabet's base, most significant first
+// (the digits beyond n are dropped: v modulo len(alphabet)^n).
+func appendDigits(out []byte, alphabet string, v int64, n int) []byte {
+	out = append(out, make([]byte, n)...) // no allocation: append grows by a constant
+	for i := len(out) - 1; i >= len(out)-n; i-- {
 		out[i] = alphabet[v%int64(len(alphabet))]
 		v /= int64(len(alphabet))
 	}
-	return string(out)
+	return out
 }
 
 // Random returns n characters drawn uniformly from alphabet by crypto/rand.
@@ -69,12 +74,6 @@ func appendRandom(out []byte, alphabet string, n int) []byte {
 // is made for every API request that brings no X-Request-Id.
 func TimeOrdered(prefix string, at time.Time) string {
 	var arr [64]byte
-	buf := append(arr[:0], prefix...)
-	buf = append(buf, "000000000"...)
-	us := max(at.UnixMicro(), 0)
-	for i := len(prefix) + 8; i >= len(prefix); i-- {
-		buf[i] = sortable62[us%62]
-		us /= 62
-	}
+	buf := appendDigits(append(arr[:0], prefix...), sortable62, max(at.UnixMicro(), 0), 9)
 	return string(appendRandom(buf, Base62, 15))
 }
