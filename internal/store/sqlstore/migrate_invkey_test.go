@@ -140,8 +140,65 @@ func TestMigrationInventoryByItem(t *testing.T) {
 				{Kind: tradewind.UnitRoom, UnitID: 101, ItemID: 1, Day: "2027-01-06", Capacity: 1}}); err != nil {
 				t.Errorf("new rows of item 1 after the migration: %v", err)
 			}
+
+			// Down (00031's, 00030's and 00029's steps): every row as it stood, what is sold
+			// included, under the old key (kind, unit_id, day) with inventory_item back and
+			// no inventory_units; a sale still leaves a change row. Up again: the same rows.
+			kept := stored()
+			if err := s.MigrateDownTo(ctx, 28); err != nil {
+				t.Fatal(err)
+			}
+			if down := stored(); !sameRows(down, kept) {
+				t.Errorf("rows after 00029's Down = %v, want %v", down, kept)
+			}
+			if err := s.SQL().QueryRowContext(ctx, query).Scan(&schema); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(schema, "inventory_item") {
+				t.Errorf("inventory's schema after 00029's Down, without inventory_item: %s", schema)
+			}
+			if _, err := s.SQL().ExecContext(ctx, `INSERT INTO inventory (kind, unit_id, item_id, day, capacity) VALUES ('room', 101, 2, '2027-01-01', 1)`); err == nil {
+				t.Error("after 00029's Down, room 101 of item 2 on a day room 101 of item 1 holds was stored: the key is not (kind, unit_id, day)")
+			}
+			var units int
+			if err := s.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM inventory_units`).Scan(&units); err == nil {
+				t.Errorf("inventory_units after 00029's Down: %d rows", units)
+			}
+			c0 = changes()
+			if _, err := s.SQL().ExecContext(ctx, `UPDATE inventory SET sold = sold + 1 WHERE kind = 'room' AND unit_id = 102 AND day = '2027-01-01'`); err != nil {
+				t.Fatal(err)
+			}
+			if c1 := changes(); c1 <= c0 {
+				t.Errorf("a sale after 00029's Down left no change row (%d, then %d)", c0, c1)
+			}
+			if _, err := s.SQL().ExecContext(ctx, `UPDATE inventory SET sold = sold - 1 WHERE kind = 'room' AND unit_id = 102 AND day = '2027-01-01'`); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatalf("up again after 00029's Down: %v", err)
+			}
+			if up := stored(); !sameRows(up, kept) {
+				t.Errorf("rows up again after 00029's Down = %v, want %v", up, kept)
+			}
 		})
 	}
+}
+
+// sameRows reports whether a and b hold the same rows, in any order.
+func sameRows[R comparable](a, b []R) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[R]int{}
+	for _, r := range a {
+		count[r]++
+	}
+	for _, r := range b {
+		if count[r]--; count[r] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TestMigrationInventoryByItemSplitUnit: a stored unit with rows of two items (which the
