@@ -184,6 +184,26 @@ type Claim struct {
 	IfItem *Item
 }
 
+// PricedFrom is what a quote priced outside the store read (a prebook priced from the
+// read model): an item's stored document, byte for byte, and one unit's days From..To,
+// each with what it could still sell and its price.
+type PricedFrom struct {
+	Item     Item
+	Kind     tradewind.UnitKind
+	ItemID   int64
+	UnitID   int64
+	From, To string
+	Days     []PricedDay // in day order: every row of the unit From..To
+}
+
+// PricedDay is one day of PricedFrom: Free is capacity less sold, as the store holds
+// them (a day oversold by a lowered capacity matches no positive Free).
+type PricedDay struct {
+	Day   string
+	Free  int
+	Price int64
+}
+
 // BookingFilter selects bookings for a list.
 type BookingFilter struct {
 	PartnerID int64                   // 0: every partner (operator)
@@ -390,6 +410,10 @@ type Querier interface {
 
 	// PrebookCreate inserts p.
 	PrebookCreate(ctx context.Context, p *tradewind.Prebook) error
+	// PrebookCreateIfStored inserts p only while the store holds what p was priced
+	// from, outside the store (PricedFrom), in the insert's own statement. false:
+	// it does not, and nothing was inserted.
+	PrebookCreateIfStored(ctx context.Context, p *tradewind.Prebook, from PricedFrom) (bool, error)
 	// PrebookGet returns the prebook. ErrNotFound.
 	PrebookGet(ctx context.Context, token string) (*tradewind.Prebook, error)
 	// PrebookConsume marks the token used by bookingID; false when already used.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -169,6 +170,34 @@ func (q *queries) PrebookCreate(ctx context.Context, p *tradewind.Prebook) error
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency, ts(p.ExpiresAt), ts(p.CreatedAt))
 	return err
+}
+
+func (q *queries) PrebookCreateIfStored(ctx context.Context, p *tradewind.Prebook, from store.PricedFrom) (bool, error) {
+	if len(from.Days) == 0 {
+		return false, nil
+	}
+	// The unit's days compared as one string, in day order, to what was priced: a
+	// missing day, an extra one, a sale or a price changed since all differ.
+	want := make([]byte, 0, 24*len(from.Days))
+	for i, d := range from.Days {
+		if i > 0 {
+			want = append(want, ',')
+		}
+		want = append(want, d.Day...)
+		want = append(want, ':')
+		want = strconv.AppendInt(want, int64(d.Free), 10)
+		want = append(want, ':')
+		want = strconv.AppendInt(want, d.Price, 10)
+	}
+	n, err := q.exec(ctx, `INSERT INTO prebooks (token, partner_id, mode, quote, total_price, currency, expires_at, created_at)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8
+		WHERE EXISTS (SELECT 1 FROM items WHERE kind = $9 AND id = $10 AND data = $11)
+		AND (SELECT string_agg(day || ':' || (capacity - sold) || ':' || price, ',' ORDER BY day) FROM inventory
+			WHERE kind = $12 AND item_id = $13 AND unit_id = $14 AND day >= $15 AND day <= $16) = $17`,
+		p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency, ts(p.ExpiresAt), ts(p.CreatedAt),
+		string(from.Item.Kind), from.Item.ID, string(from.Item.Data),
+		from.Kind, from.ItemID, from.UnitID, from.From, from.To, string(want))
+	return n == 1, err
 }
 
 func (q *queries) PrebookGet(ctx context.Context, token string) (*tradewind.Prebook, error) {

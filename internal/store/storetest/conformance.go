@@ -34,6 +34,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Bookings":             exerciseBookings,
 		"Idempotency":          exerciseIdempotency,
 		"Prebooks":             exercisePrebooks,
+		"PrebookIfStored":      exercisePrebookIfStored,
 		"TxRollback":           exerciseTxRollback,
 		"TxPanic":              exerciseTxPanic,
 		"AfterCommit":          exerciseAfterCommit,
@@ -614,6 +615,66 @@ func exercisePrebooks(t *testing.T, s store.Store) {
 	}
 	if ok, _ := s.PrebookConsume(ctx, "pbk_1", 6); ok {
 		t.Error("a token is single-use")
+	}
+}
+
+// exercisePrebookIfStored: a prebook priced outside the store is inserted only while
+// the item's document and the unit's days (free units and price) are stored as priced.
+func exercisePrebookIfStored(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	item := &store.Item{Kind: tradewind.ProductHotel, ID: 7, CityKey: "lisbon", Data: []byte(`{"id":7,"name":"it's"}`)}
+	if _, err := s.ItemPut(ctx, item); err != nil {
+		t.Fatal(err)
+	}
+	stay := rows(tradewind.UnitRoom, 1, 7, 3, "2027-01-01", "2027-01-02", "2027-01-03")
+	stay[1].Price = 1250
+	if err := s.InventoryPut(ctx, append(stay, rows(tradewind.UnitRoom, 2, 7, 3, "2027-01-01", "2027-01-02")...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.InventoryClaim(ctx, store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-02", To: "2027-01-02", Quantity: 1}); err != nil || !ok {
+		t.Fatalf("claim = %v, %v", ok, err)
+	}
+	priced := func() store.PricedFrom {
+		return store.PricedFrom{Item: *item, Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-01", To: "2027-01-02",
+			Days: []store.PricedDay{{Day: "2027-01-01", Free: 3, Price: 1000}, {Day: "2027-01-02", Free: 2, Price: 1250}}}
+	}
+	n := 0
+	create := func(from store.PricedFrom) (bool, error) {
+		n++
+		pb := &tradewind.Prebook{Token: fmt.Sprintf("pbk_%d", n), PartnerID: 1, Mode: tradewind.ModeLive, Quote: []byte(`{"q":1}`),
+			TotalPrice: 2250, Currency: "EUR", ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now}
+		ok, err := s.PrebookCreateIfStored(ctx, pb, from)
+		got, gerr := s.PrebookGet(ctx, pb.Token)
+		if ok != (gerr == nil) {
+			t.Errorf("PrebookCreateIfStored said %v, and the prebook's read gave %v", ok, gerr)
+		}
+		if ok && (got.TotalPrice != 2250 || got.Mode != tradewind.ModeLive || !got.ExpiresAt.Equal(pb.ExpiresAt.Truncate(time.Microsecond))) {
+			t.Errorf("stored prebook = %+v", got)
+		}
+		return ok, err
+	}
+	if ok, err := create(priced()); err != nil || !ok {
+		t.Fatalf("priced as stored = %v, %v; want inserted", ok, err)
+	}
+	changed := map[string]func(*store.PricedFrom){
+		"another document": func(f *store.PricedFrom) { f.Item.Data = []byte(`{"id":7,"name":"its"}`) },
+		"another item":     func(f *store.PricedFrom) { f.Item.ID = 8 },
+		"a sale since":     func(f *store.PricedFrom) { f.Days[1].Free = 3 },
+		"another price":    func(f *store.PricedFrom) { f.Days[0].Price = 999 },
+		"a day missing":    func(f *store.PricedFrom) { f.Days = f.Days[:1] },
+		"a day not stored": func(f *store.PricedFrom) {
+			f.To = "2027-01-04"
+			f.Days = append(f.Days, store.PricedDay{Day: "2027-01-04", Free: 3, Price: 1000})
+		},
+		"another unit's days": func(f *store.PricedFrom) { f.UnitID = 2 },
+		"no days":             func(f *store.PricedFrom) { f.Days = nil },
+	}
+	for name, change := range changed {
+		from := priced()
+		change(&from)
+		if ok, err := create(from); err != nil || ok {
+			t.Errorf("%s: PrebookCreateIfStored = %v, %v; want nothing inserted", name, ok, err)
+		}
 	}
 }
 
