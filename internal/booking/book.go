@@ -11,53 +11,9 @@ import (
 	"unicode"
 
 	"github.com/tradewind/tradewind"
-	"github.com/tradewind/tradewind/internal/ids"
 	"github.com/tradewind/tradewind/internal/money"
 	"github.com/tradewind/tradewind/internal/store"
 )
-
-// PrebookResult is the data of POST /bookings/prebook.
-type PrebookResult struct {
-	PrebookToken        string       `json:"prebook_token"`
-	ExpiresAt           time.Time    `json:"expires_at"`
-	ProductType         string       `json:"product_type"`
-	TotalPrice          money.Amount `json:"total_price"`
-	Currency            string       `json:"currency"`
-	InstantConfirmation bool         `json:"instant_confirmation"`
-	CancellationPolicy  string       `json:"cancellation_policy"`
-}
-
-// lockedQuote is what a prebook token remembers.
-type lockedQuote struct {
-	Quote  QuoteRequest `json:"quote"`
-	Policy string       `json:"cancellation_policy"`
-}
-
-// Prebook re-checks availability, prices the quote and locks the price for 15 minutes.
-// It holds no inventory.
-func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res *PrebookResult, err error) {
-	defer wrap(&err, "prebook")
-	pq, err := s.quote(ctx, s.Store, c, q)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.scenarioQuote(pq, OpPrebook); err != nil {
-		return nil, err
-	}
-	raw, err := marshalLockedQuote(&lockedQuote{Quote: *q, Policy: pq.Policy})
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	pb := &tradewind.Prebook{Token: ids.TimeOrdered("pbk_", now), PartnerID: c.Partner.ID, Mode: c.Key.Mode,
-		Quote: raw, TotalPrice: pq.Total, Currency: pq.Currency, ExpiresAt: now.Add(PrebookTTL).Truncate(time.Second), CreatedAt: now}
-	if err := s.Store.PrebookCreate(ctx, pb); err != nil {
-		return nil, err
-	}
-	return &PrebookResult{PrebookToken: pb.Token, ExpiresAt: pb.ExpiresAt, ProductType: q.ProductType,
-		TotalPrice: money.Amount{Minor: pq.Total, Currency: pq.Currency}, Currency: pq.Currency,
-		InstantConfirmation: pq.Instant, CancellationPolicy: pq.Policy}, nil
-}
 
 // Guest is the lead guest of a booking.
 type Guest struct {

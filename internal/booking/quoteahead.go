@@ -125,9 +125,13 @@ func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, 
 		return nil, nil, err
 	}
 	claim.IfItem = nil
-	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, rows: after}, c, q)
-	if err == nil && pq.Claim.Kind == claim.Kind && pq.Claim.ItemID == claim.ItemID && pq.Claim.UnitID == claim.UnitID && pq.Claim.From == claim.From &&
-		pq.Claim.To == claim.To && pq.Claim.Quantity == claim.Quantity {
+	before := make([]DayStock, len(after))
+	for i, row := range after {
+		row.Sold -= claim.Quantity
+		before[i] = dayStock(row)
+	}
+	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: before}, c, q)
+	if err == nil && sameClaim(pq.Claim, claim) {
 		return pq, after, nil
 	}
 	// Another answer than ahead: give the claim back, and price under the transaction.
@@ -158,12 +162,18 @@ func (r *recordingReads) Item(ctx context.Context, kind tradewind.ProductType, i
 	return v, nil
 }
 
+// sameClaim reports whether a and b claim the same days of the same unit, as many.
+func sameClaim(a, b store.Claim) bool {
+	return a.Kind == b.Kind && a.ItemID == b.ItemID && a.UnitID == b.UnitID && a.From == b.From && a.To == b.To && a.Quantity == b.Quantity
+}
+
 // claimedReads is what a booking's transaction read: the items of a quote ahead, their
-// documents verified, and the claimed unit's days as they were before the claim.
+// documents verified, and the claimed unit's days as they were before the claim (or
+// what a prebook's insert verified: prebook.go).
 type claimedReads struct {
 	items []aheadItem
 	claim store.Claim
-	rows  []store.InventoryRow // the claim's rows, after it
+	days  []DayStock // the claimed unit's days, in day order
 }
 
 // CityItems implements Reads: never read by a quote.
@@ -181,21 +191,17 @@ func (r claimedReads) Item(_ context.Context, kind tradewind.ProductType, id int
 	return nil, errNotAhead
 }
 
-// Stock implements Reads: the claimed rows q selects, with what they could sell before
-// the claim; no other unit's.
+// Stock implements Reads: the claimed unit's days q selects; no other unit's.
 func (r claimedReads) Stock(_ context.Context, q store.InventoryQuery) (map[int64][]DayStock, error) {
 	out := map[int64][]DayStock{}
-	if q.Kind != r.claim.Kind {
+	if q.Kind != r.claim.Kind || len(q.UnitIDs) > 0 && !slices.Contains(q.UnitIDs, r.claim.UnitID) ||
+		len(q.UnitIDs) == 0 && !slices.Contains(q.ItemIDs, r.claim.ItemID) {
 		return out, nil
 	}
-	for _, row := range r.rows { // in day order
-		if len(q.UnitIDs) > 0 && !slices.Contains(q.UnitIDs, r.claim.UnitID) ||
-			len(q.UnitIDs) == 0 && !slices.Contains(q.ItemIDs, row.ItemID) || row.Day < q.From || row.Day > q.To {
-			continue
+	for _, d := range r.days {
+		if d.Day >= q.From && d.Day <= q.To {
+			out[r.claim.UnitID] = append(out[r.claim.UnitID], d)
 		}
-		before := row
-		before.Sold -= r.claim.Quantity
-		out[r.claim.UnitID] = append(out[r.claim.UnitID], dayStock(before))
 	}
 	return out, nil
 }

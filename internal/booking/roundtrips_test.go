@@ -218,6 +218,35 @@ func TestPrebookRoundTripsPostgres(t *testing.T) {
 	}
 }
 
+// TestPrebookRoundTripsPostgresWithModel: with a read model, a prebook is priced from
+// it and sends one statement, its insert, which checks the store holds what was priced
+// (prebook.go).
+func TestPrebookRoundTripsPostgresWithModel(t *testing.T) {
+	t.Parallel()
+	tr, svc, c, doc := tracedService(t)
+	m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
+	if err := m.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Reads = m
+	h := doc.Hotels[1]
+	q := &booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
+		CheckIn: apitest.Day(2), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
+	kept, _ := svc.PrebookAheadStats()
+	sent := tr.count(func() {
+		if _, err := svc.Prebook(context.Background(), c, q); err != nil {
+			t.Fatalf("prebook: %v", err)
+		}
+	})
+	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
+	if len(sent) != 1 {
+		t.Errorf("a prebook priced from the model sent %d statements; want its insert alone:\n%s", len(sent), strings.Join(sent, "\n"))
+	}
+	if now, _ := svc.PrebookAheadStats(); now != kept+1 {
+		t.Errorf("the prebook was not priced from the model (%d, then %d)", kept, now)
+	}
+}
+
 // TestBookRoundTripsPostgresWithModel: with a read model, a live booking's quote ahead
 // reads it, not the store: the booking sends only its transaction's statements.
 func TestBookRoundTripsPostgresWithModel(t *testing.T) {

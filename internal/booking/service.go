@@ -70,6 +70,16 @@ type Service struct {
 	// aheadKept and aheadMissed count the live bookings whose quote ahead their
 	// transaction kept, and those it priced again (quoteahead.go).
 	aheadKept, aheadMissed atomic.Int64
+	// prebookKept and prebookMissed count the prebooks a service with a read model
+	// stored as priced from it, and those it priced from the store (prebook.go).
+	prebookKept, prebookMissed atomic.Int64
+}
+
+// PrebookAheadStats returns how many prebooks were priced from the read model and
+// stored because the store held what they were priced from, and how many were priced
+// from the store instead (no model, or the model's quote failed or differed).
+func (s *Service) PrebookAheadStats() (kept, missed int64) {
+	return s.prebookKept.Load(), s.prebookMissed.Load()
 }
 
 // BookAheadStats returns how many live bookings' quotes priced before their
