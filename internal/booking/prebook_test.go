@@ -44,7 +44,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 
 		// prebook prebooks q on svc and on truth, and checks that both answered alike and
 		// that svc stored what it answered; it reports whether svc's came from the model.
-		prebook := func(name string, q booking.QuoteRequest) (*booking.PrebookResult, bool, error) {
+		prebook := func(t *testing.T, name string, q booking.QuoteRequest) (*booking.PrebookResult, bool, error) {
 			t.Helper()
 			kept, missed := svc.PrebookAheadStats()
 			got, err := svc.Prebook(ctx, c, &q)
@@ -83,7 +83,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 				"open package":  {ProductType: "package", PackageID: apitest.PackageOpen, TravelDate: apitest.Day(5), Adults: 2, AddonIDs: []int64{apitest.AddonTransfer}},
 				"fixed package": {ProductType: "package", PackageID: apitest.PackageFixed, DepartureID: apitest.DepartureLater, Adults: 2},
 			} {
-				if _, fromModel, err := prebook(name, q); err != nil {
+				if _, fromModel, err := prebook(t, name, q); err != nil {
 					t.Errorf("%s: %v", name, err)
 				} else if !fromModel {
 					t.Errorf("%s: not priced from the model, though nothing changed", name)
@@ -91,41 +91,37 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 			}
 		})
 
+		// repriced prebooks q, changes the store behind the model, and prebooks q again:
+		// from the store, at another price.
+		repriced := func(t *testing.T, q booking.QuoteRequest, change func()) {
+			t.Helper()
+			stale, _, err := prebook(t, "before", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			change()
+			fresh, fromModel, err := prebook(t, "after", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fromModel || fresh.TotalPrice == stale.TotalPrice {
+				t.Errorf("priced from the model %v at %v; it was %v before the change", fromModel, fresh.TotalPrice, stale.TotalPrice)
+			}
+		}
 		t.Run("night repriced", func(t *testing.T) {
-			q := hotel(10, "")
-			stale, _, err := prebook("before", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := svc.Store.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: apitest.RoomSmall,
-				ItemID: apitest.HotelLisbon, Day: apitest.Day(11), Capacity: 2, Price: 9100}}); err != nil {
-				t.Fatal(err)
-			}
-			fresh, fromModel, err := prebook("after", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fromModel || fresh.TotalPrice == stale.TotalPrice {
-				t.Errorf("priced from the model %v at %v; it was %v before the night's new price", fromModel, fresh.TotalPrice, stale.TotalPrice)
-			}
+			repriced(t, hotel(10, ""), func() {
+				if err := svc.Store.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: apitest.RoomSmall,
+					ItemID: apitest.HotelLisbon, Day: apitest.Day(11), Capacity: 2, Price: 9100}}); err != nil {
+					t.Fatal(err)
+				}
+			})
 		})
-
 		t.Run("hotel changed", func(t *testing.T) {
-			q := hotel(14, "GB")
-			stale, _, err := prebook("before", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := svc.ImportCatalog(ctx, catalogWith(func(d *catalog.Document) { d.Hotels[0].Markets["GB"] = 1500 })); err != nil {
-				t.Fatal(err)
-			}
-			fresh, fromModel, err := prebook("after", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fromModel || fresh.TotalPrice == stale.TotalPrice {
-				t.Errorf("priced from the model %v at %v; it was %v before the hotel's new market price", fromModel, fresh.TotalPrice, stale.TotalPrice)
-			}
+			repriced(t, hotel(14, "GB"), func() {
+				if _, err := svc.ImportCatalog(ctx, catalogWith(func(d *catalog.Document) { d.Hotels[0].Markets["GB"] = 1500 })); err != nil {
+					t.Fatal(err)
+				}
+			})
 		})
 
 		t.Run("a seat sold", func(t *testing.T) {
@@ -135,7 +131,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 			if _, _, err := truth.Book(ctx, c, "seat", &booking.BookRequest{QuoteRequest: q, Guest: &booking.Guest{Name: "S"}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, fromModel, err := prebook("after a sale", q); err != nil || fromModel {
+			if _, fromModel, err := prebook(t, "after a sale", q); err != nil || fromModel {
 				t.Errorf("prebook after a sale the model missed: from the model %v, %v", fromModel, err)
 			}
 		})
@@ -147,7 +143,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, _, err := prebook("sold out", q)
+			_, _, err := prebook(t, "sold out", q)
 			var te *tradewind.Error
 			if !errors.As(err, &te) || te.Code != tradewind.ECodeInvalidQuote {
 				t.Fatalf("prebook of a sold-out night the model shows free: %v; want invalid_quote", err)
@@ -168,7 +164,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, fromModel, err := prebook("free again", q); err != nil || fromModel {
+			if _, fromModel, err := prebook(t, "free again", q); err != nil || fromModel {
 				t.Errorf("prebook of nights free in the store only: from the model %v, %v", fromModel, err)
 			}
 		})

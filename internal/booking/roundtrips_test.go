@@ -218,17 +218,23 @@ func TestPrebookRoundTripsPostgres(t *testing.T) {
 	}
 }
 
+// withModel gives svc a read model, built now and never polled.
+func withModel(t *testing.T, svc *booking.Service) {
+	t.Helper()
+	m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
+	if err := m.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	svc.Reads = m
+}
+
 // TestPrebookRoundTripsPostgresWithModel: with a read model, a prebook is priced from
 // it and sends one statement, its insert, which checks the store holds what was priced
 // (prebook.go).
 func TestPrebookRoundTripsPostgresWithModel(t *testing.T) {
 	t.Parallel()
 	tr, svc, c, doc := tracedService(t)
-	m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
-	if err := m.Build(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	svc.Reads = m
+	withModel(t, svc)
 	h := doc.Hotels[1]
 	q := &booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
 		CheckIn: apitest.Day(2), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
@@ -252,11 +258,7 @@ func TestPrebookRoundTripsPostgresWithModel(t *testing.T) {
 func TestBookRoundTripsPostgresWithModel(t *testing.T) {
 	t.Parallel()
 	tr, svc, c, doc := tracedService(t)
-	m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
-	if err := m.Build(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	svc.Reads = m
+	withModel(t, svc)
 	book := func(i int) { bookNight(t, svc, c, doc, i) }
 	book(0)
 	kept, _ := svc.BookAheadStats()
