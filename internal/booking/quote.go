@@ -191,7 +191,8 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 // is priced in the currency of the credit line. It does not check the available credit:
 // booking draws it, under the transaction (moveCredit).
 func (s *Service) quote(ctx context.Context, db store.Querier, c *Caller, q *QuoteRequest) (*pricedQuote, error) {
-	// From the store, never the read model: it is what is sold. The cache only spares
+	// From the store, not the read model: it is what is sold (what the model priced is
+	// checked against the store instead: quoteahead.go, prebook.go). The cache only spares
 	// decoding an item whose stored document is the one decoded before.
 	return s.quoteFrom(ctx, &StoreReads{Q: db, items: s.quoteItems()}, c, q)
 }

@@ -16,10 +16,11 @@ import (
 // Reads is what searches, availability and catalog records read: the catalog items and
 // what their units can still sell per day. StoreReads reads the database on every call;
 // the read model (internal/readmodel) answers from memory, kept fresh by the change feed.
-// Both answer alike, so the same code computes every answer. Prebook and book price
-// and claim in the store, so a stale read cannot sell what is gone: a live booking's
-// quote ahead may read the model (StoredItems), but what it priced is only a guess that
-// its transaction checks against the store (quoteahead.go).
+// Both answer alike, so the same code computes every answer. Book claims in the store,
+// and prebook and book are priced from what the store holds, so a stale read cannot sell
+// what is gone: a live booking's quote ahead and a prebook may read the model
+// (StoredItems), but what they priced is only a guess that the booking's claim
+// (quoteahead.go) or the prebook's insert (prebook.go) checks against the store.
 type Reads interface {
 	// CityItems returns the items of a kind in a city (lower-case key), by id, decoded.
 	CityItems(ctx context.Context, kind tradewind.ProductType, city string) ([]Decoded, error)
@@ -68,7 +69,7 @@ func DecodeItem(it *store.Item) (any, error) {
 }
 
 // StoreReads reads Q on every call: the path of a service without a read model, and of
-// prebook and book whatever the service has.
+// prebook and book whenever what the model priced is not what the store holds.
 type StoreReads struct {
 	Q store.Querier
 	// items, when set, spares Item the decoding of a stored document it decoded before

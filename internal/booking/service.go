@@ -71,7 +71,8 @@ type Service struct {
 	// transaction kept, and those it priced again (quoteahead.go).
 	aheadKept, aheadMissed atomic.Int64
 	// prebookKept and prebookMissed count the prebooks a service with a read model
-	// stored as priced from it, and those it priced from the store (prebook.go).
+	// stored as priced from it, and those it priced from the store (prebook.go): a
+	// refused quote (invalid, sold out, a sandbox scenario) counts as missed too.
 	prebookKept, prebookMissed atomic.Int64
 }
 

@@ -197,7 +197,8 @@ type PricedFrom struct {
 }
 
 // PricedDay is one day of PricedFrom: Free is capacity less sold, as the store holds
-// them (a day oversold by a lowered capacity matches no positive Free).
+// them, not floored at 0 (a day oversold by a lowered capacity matches no Free a quote
+// could sell from, and the caller prices from the store instead).
 type PricedDay struct {
 	Day   string
 	Free  int
