@@ -85,23 +85,18 @@ func (s *Service) newPrebook(c *Caller, q *QuoteRequest, pq *pricedQuote) (*trad
 // one item, or a store that holds something else than what was priced. The caller
 // prices from the store instead.
 func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) (*pricedQuote, *tradewind.Prebook, error) {
-	m, ok := s.Reads.(StoredItems)
-	if !ok {
+	ahead, m := s.quoteFromModel(ctx, c, q)
+	if ahead == nil || len(ahead.items) != 1 {
 		return nil, nil, nil
 	}
-	rec := &storedReads{StoredItems: m}
-	first, err := s.quoteFrom(ctx, rec, c, q)
-	if err != nil || len(rec.items) != 1 {
-		return nil, nil, nil
-	}
-	claim := first.Claim
+	claim := ahead.pq.Claim
 	stock, err := m.Stock(ctx, store.InventoryQuery{Kind: claim.Kind, ItemIDs: []int64{claim.ItemID}, UnitIDs: []int64{claim.UnitID},
 		From: claim.From, To: claim.To})
 	if err != nil {
 		return nil, nil, nil
 	}
 	days := stock[claim.UnitID]
-	pq, err := s.quoteFrom(ctx, claimedReads{items: rec.items, claim: claim, days: days}, c, q)
+	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: days}, c, q)
 	if err != nil || !sameClaim(pq.Claim, claim) {
 		return nil, nil, nil
 	}
@@ -109,7 +104,7 @@ func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) 
 	if err != nil {
 		return nil, nil, nil // the sandbox's refusal: answered by the store's path
 	}
-	it := rec.items[0]
+	it := ahead.items[0]
 	from := store.PricedFrom{Item: store.Item{Kind: it.kind, ID: it.id, Data: it.data}, Kind: claim.Kind, ItemID: claim.ItemID,
 		UnitID: claim.UnitID, From: claim.From, To: claim.To, Days: make([]store.PricedDay, len(days))}
 	for i, d := range days {

@@ -54,13 +54,10 @@ var errNotAhead = errors.New("booking: not read ahead")
 // store by a poll: what it priced is checked under the transaction as any quote ahead
 // is.
 func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *quotedAhead {
-	if m, ok := s.Reads.(StoredItems); ok {
-		// A quote the model cannot price (not built yet, an item or a night it has not
-		// polled yet, or truly sold out) is priced ahead from the store instead.
-		rec := &storedReads{StoredItems: m}
-		if pq, err := s.quoteFrom(ctx, rec, c, q); err == nil && len(rec.items) > 0 {
-			return &quotedAhead{pq: pq, items: rec.items}
-		}
+	// A quote the model cannot price (not built yet, an item or a night it has not
+	// polled yet, or truly sold out) is priced ahead from the store instead.
+	if ahead, _ := s.quoteFromModel(ctx, c, q); ahead != nil {
+		return ahead
 	}
 	rec := &recordingReads{StoreReads: StoreReads{Q: s.Store, items: s.quoteItems()}}
 	pq, err := s.quoteFrom(ctx, rec, c, q)
@@ -68,6 +65,22 @@ func (s *Service) quoteAhead(ctx context.Context, c *Caller, q *QuoteRequest) *q
 		return nil
 	}
 	return &quotedAhead{pq: pq, items: rec.items}
+}
+
+// quoteFromModel prices q for c from the service's read model, recording the items it
+// reads with their stored documents; nil when the service has none (m nil too) or the
+// model cannot price q.
+func (s *Service) quoteFromModel(ctx context.Context, c *Caller, q *QuoteRequest) (*quotedAhead, StoredItems) {
+	m, ok := s.Reads.(StoredItems)
+	if !ok {
+		return nil, nil
+	}
+	rec := &storedReads{StoredItems: m}
+	pq, err := s.quoteFrom(ctx, rec, c, q)
+	if err != nil || len(rec.items) == 0 {
+		return nil, m
+	}
+	return &quotedAhead{pq: pq, items: rec.items}, m
 }
 
 // StoredItems is Reads that also holds each item's stored document (the read model): a
