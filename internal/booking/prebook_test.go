@@ -44,7 +44,7 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 
 		// prebook prebooks q on svc and on truth, and checks that both answered alike and
 		// that svc stored what it answered; it reports whether svc's came from the model.
-		prebook := func(t *testing.T, name string, q booking.QuoteRequest) (*booking.PrebookResult, bool, error) {
+		prebookAs := func(t *testing.T, c *booking.Caller, name string, q booking.QuoteRequest) (*booking.PrebookResult, bool, error) {
 			t.Helper()
 			kept, missed := svc.PrebookAheadStats()
 			got, err := svc.Prebook(ctx, c, &q)
@@ -68,6 +68,10 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 				t.Errorf("%s: stored prebook = %+v, %v; answered %v", name, stored, err, got.TotalPrice)
 			}
 			return got, nowKept > kept, nil
+		}
+		prebook := func(t *testing.T, name string, q booking.QuoteRequest) (*booking.PrebookResult, bool, error) {
+			t.Helper()
+			return prebookAs(t, c, name, q)
 		}
 		hotel := func(day int, nationality string) booking.QuoteRequest {
 			return booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomSmall,
@@ -108,6 +112,33 @@ func TestPrebookPricedFromTheModelMeetsTheTruth(t *testing.T) {
 				t.Errorf("priced from the model %v at %v; it was %v before the change", fromModel, fresh.TotalPrice, stale.TotalPrice)
 			}
 		}
+		t.Run("sandbox", func(t *testing.T) {
+			// A test key, with and without the scenarios that change a prebook: the same
+			// answers, refusals and stored prices as from the store.
+			k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, header := range []string{"", "sold_out", "price_changed", "price_changed; percent=-50"} {
+				var sc *booking.Scenario // none
+				if header != "" {
+					if sc, err = booking.ParseScenario(header, booking.OpPrebook, true); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tc := &booking.Caller{Partner: c.Partner, Key: k, Scenario: sc}
+				_, fromModel, err := prebookAs(t, tc, "scenario "+header, hotel(50, ""))
+				if header == "sold_out" {
+					var te *tradewind.Error
+					if !errors.As(err, &te) || te.Code != tradewind.ECodeInvalidQuote {
+						t.Errorf("scenario sold_out: %v; want invalid_quote", err)
+					}
+				} else if err != nil || !fromModel {
+					t.Errorf("scenario %q: from the model %v, %v", header, fromModel, err)
+				}
+			}
+		})
+
 		t.Run("night repriced", func(t *testing.T) {
 			repriced(t, hotel(10, ""), func() {
 				if err := svc.Store.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: apitest.RoomSmall,

@@ -656,15 +656,25 @@ func exercisePrebookIfStored(t *testing.T, s store.Store) {
 	if ok, err := create(priced()); err != nil || !ok {
 		t.Fatalf("priced as stored = %v, %v; want inserted", ok, err)
 	}
+	// Day 3 alone, as stored: inserted (the case "a day not stored" differs by day 4 only).
+	day3 := priced()
+	day3.From, day3.To, day3.Days = "2027-01-03", "2027-01-03", []store.PricedDay{{Day: "2027-01-03", Free: 3, Price: 1000}}
+	if ok, err := create(day3); err != nil || !ok {
+		t.Fatalf("day 3 priced as stored = %v, %v; want inserted", ok, err)
+	}
 	changed := map[string]func(*store.PricedFrom){
 		"another document": func(f *store.PricedFrom) { f.Item.Data = []byte(`{"id":7,"name":"its"}`) },
 		"another item":     func(f *store.PricedFrom) { f.Item.ID = 8 },
 		"a sale since":     func(f *store.PricedFrom) { f.Days[1].Free = 3 },
 		"another price":    func(f *store.PricedFrom) { f.Days[0].Price = 999 },
 		"a day missing":    func(f *store.PricedFrom) { f.Days = f.Days[:1] },
-		"a day not stored": func(f *store.PricedFrom) {
-			f.To = "2027-01-04"
-			f.Days = append(f.Days, store.PricedDay{Day: "2027-01-04", Free: 3, Price: 1000})
+		"a day not stored": func(f *store.PricedFrom) { // day 3 stored as priced, day 4 not at all
+			f.From, f.To = "2027-01-03", "2027-01-04"
+			f.Days = []store.PricedDay{{Day: "2027-01-03", Free: 3, Price: 1000}, {Day: "2027-01-04", Free: 3, Price: 1000}}
+		},
+		"no day stored in the range": func(f *store.PricedFrom) { // the aggregate of no rows
+			f.From, f.To = "2027-02-01", "2027-02-01"
+			f.Days = []store.PricedDay{{Day: "2027-02-01", Free: 3, Price: 1000}}
 		},
 		"another unit's days": func(f *store.PricedFrom) { f.UnitID = 2 },
 		"no days":             func(f *store.PricedFrom) { f.Days = nil },
