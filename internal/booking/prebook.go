@@ -37,11 +37,6 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 	if err != nil {
 		return nil, err
 	}
-	if _, model := s.Reads.(StoredItems); model && pb != nil {
-		s.prebookKept.Add(1)
-	} else if model {
-		s.prebookMissed.Add(1) // priced from the store below
-	}
 	if pb == nil {
 		if pq, err = s.quote(ctx, s.Store, c, q); err != nil {
 			return nil, err
@@ -82,11 +77,21 @@ func (s *Service) newPrebook(c *Caller, q *QuoteRequest, pq *pricedQuote) (*trad
 //
 // nil, nil, nil when it stored nothing: no model, a quote the model cannot price (its
 // answer, a refusal included, is then the store's), a product that reads more than
-// one item, or a store that holds something else than what was priced. The caller
+// one item or claims another item's unit, or a store that holds something else than what was priced. The caller
 // prices from the store instead.
-func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) (*pricedQuote, *tradewind.Prebook, error) {
+func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) (pq *pricedQuote, pb *tradewind.Prebook, err error) {
 	ahead, m := s.quoteFromModel(ctx, c, q)
-	if ahead == nil || len(ahead.items) != 1 {
+	if m == nil {
+		return nil, nil, nil
+	}
+	defer func() {
+		if pb != nil {
+			s.prebookKept.Add(1)
+		} else {
+			s.prebookMissed.Add(1) // the caller prices from the store
+		}
+	}()
+	if ahead == nil || len(ahead.items) != 1 || ahead.items[0].id != ahead.pq.Claim.ItemID {
 		return nil, nil, nil
 	}
 	claim := ahead.pq.Claim
@@ -96,17 +101,16 @@ func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) 
 		return nil, nil, nil
 	}
 	days := stock[claim.UnitID]
-	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: days}, c, q)
+	pq, err = s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: days}, c, q)
 	if err != nil || !sameClaim(pq.Claim, claim) {
 		return nil, nil, nil
 	}
-	pb, err := s.newPrebook(c, q, pq)
-	if err != nil {
+	if pb, err = s.newPrebook(c, q, pq); err != nil {
 		return nil, nil, nil // the sandbox's refusal: answered by the store's path
 	}
 	it := ahead.items[0]
-	from := store.PricedFrom{Item: store.Item{Kind: it.kind, ID: it.id, Data: it.data}, Kind: claim.Kind, ItemID: claim.ItemID,
-		UnitID: claim.UnitID, From: claim.From, To: claim.To, Days: make([]store.PricedDay, len(days))}
+	from := store.PricedFrom{Item: store.Item{Kind: it.kind, ID: it.id, Data: it.data}, Kind: claim.Kind, UnitID: claim.UnitID,
+		From: claim.From, To: claim.To, Days: make([]store.PricedDay, len(days))}
 	for i, d := range days {
 		from.Days[i] = store.PricedDay(d)
 	}

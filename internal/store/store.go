@@ -185,12 +185,11 @@ type Claim struct {
 }
 
 // PricedFrom is what a quote priced outside the store read (a prebook priced from the
-// read model): an item's stored document, byte for byte, and one unit's days From..To,
-// each with what it could still sell and its price.
+// read model): an item's stored document, byte for byte, and the days From..To of one
+// of its units, each with what it could still sell and its price.
 type PricedFrom struct {
 	Item     Item
-	Kind     tradewind.UnitKind
-	ItemID   int64
+	Kind     tradewind.UnitKind // the unit's
 	UnitID   int64
 	From, To string
 	Days     []PricedDay // in day order: every row of the unit From..To

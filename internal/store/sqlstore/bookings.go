@@ -165,10 +165,17 @@ func (q *queries) IdempotencyGet(ctx context.Context, partnerID int64, mode trad
 	return &r, nil
 }
 
+// prebookInsert is the start of a prebook's insert, whose values are prebookArgs: $1..$8.
+const prebookInsert = `INSERT INTO prebooks (token, partner_id, mode, quote, total_price, currency, expires_at, created_at)`
+
+// prebookArgs is p's values for prebookInsert, then more.
+func prebookArgs(p *tradewind.Prebook, more ...any) []any {
+	return append([]any{p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency,
+		ts(p.ExpiresAt), ts(p.CreatedAt)}, more...)
+}
+
 func (q *queries) PrebookCreate(ctx context.Context, p *tradewind.Prebook) error {
-	_, err := q.exec(ctx, `INSERT INTO prebooks (token, partner_id, mode, quote, total_price, currency, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency, ts(p.ExpiresAt), ts(p.CreatedAt))
+	_, err := q.exec(ctx, prebookInsert+` VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, prebookArgs(p)...)
 	return err
 }
 
@@ -189,14 +196,12 @@ func (q *queries) PrebookCreateIfStored(ctx context.Context, p *tradewind.Preboo
 		want = append(want, ':')
 		want = strconv.AppendInt(want, d.Price, 10)
 	}
-	n, err := q.exec(ctx, `INSERT INTO prebooks (token, partner_id, mode, quote, total_price, currency, expires_at, created_at)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8
+	n, err := q.exec(ctx, prebookInsert+` SELECT $1, $2, $3, $4, $5, $6, $7, $8
 		WHERE EXISTS (SELECT 1 FROM items WHERE kind = $9 AND id = $10 AND data = $11)
 		AND (SELECT string_agg(day || ':' || (capacity - sold) || ':' || price, ',' ORDER BY day) FROM inventory
 			WHERE kind = $12 AND item_id = $13 AND unit_id = $14 AND day >= $15 AND day <= $16) = $17`,
-		p.Token, p.PartnerID, string(p.Mode), string(p.Quote), p.TotalPrice, p.Currency, ts(p.ExpiresAt), ts(p.CreatedAt),
-		string(from.Item.Kind), from.Item.ID, string(from.Item.Data),
-		from.Kind, from.ItemID, from.UnitID, from.From, from.To, string(want))
+		prebookArgs(p, string(from.Item.Kind), from.Item.ID, string(from.Item.Data),
+			from.Kind, from.Item.ID, from.UnitID, from.From, from.To, string(want))...)
 	return n == 1, err
 }
 

@@ -159,8 +159,6 @@ func exerciseConcurrentInventoryClaim(t *testing.T, s store.Store) {
 	}
 }
 
-// exerciseConcurrentIdempotencyClaim: one key claimed by many transactions at once is
-// held by exactly one, whatever request each fingerprints; the others get ErrConflict.
 // exerciseConcurrentBookingKey: many transactions at once insert a booking with one
 // partner's Idempotency-Key in one mode (what a booking's transaction does since
 // migration 00031, no record of the key beside it): exactly one commits, every other
@@ -181,6 +179,8 @@ func exerciseConcurrentBookingKey(t *testing.T, s store.Store) {
 	}
 }
 
+// exerciseConcurrentIdempotencyClaim: one key claimed by many transactions at once is
+// held by exactly one, whatever request each fingerprints; the others get ErrConflict.
 func exerciseConcurrentIdempotencyClaim(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	ok := concurrently(t, 20, store.ErrConflict, func(i int) (bool, error) {
