@@ -224,7 +224,7 @@ func exerciseInventory(t *testing.T, s store.Store) {
 	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02", "2027-01-03")); err != nil {
 		t.Fatal(err)
 	}
-	claim := store.Claim{Kind: tradewind.UnitRoom, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
+	claim := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: "2027-01-01", To: "2027-01-02", Quantity: 2}
 	after, ok, err := s.InventoryClaim(ctx, claim)
 	if err != nil || !ok {
 		t.Fatalf("claim = %v, %v", ok, err)
