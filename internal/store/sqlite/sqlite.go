@@ -42,6 +42,7 @@ var Dialect = sqlstore.Dialect{
 	Anonymous:        true,
 	BeforeAnalyze:    "PRAGMA analysis_limit = 1000",
 	EventInsertOrder: "rowid",
+	IndexedBy:        " INDEXED BY ",
 	StmtCache:        true,
 	DriverBatches:    true,
 	// The writer keeps temporary data in memory (temp_store(MEMORY) in Open). A first

@@ -31,7 +31,7 @@ func (q *queries) ItemListPage(ctx context.Context, kind tradewind.ProductType, 
 
 func (q *queries) ChangesUnsequenced(ctx context.Context) (bool, error) {
 	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM changes WHERE seq IS NULL LIMIT 1) AS x`).Scan(&n)
+	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+q.unsequencedChanges()+` LIMIT 1) AS x`).Scan(&n)
 	return n > 0, q.interpret(err)
 }
 
@@ -41,8 +41,7 @@ func (q *queries) ChangeSequence(ctx context.Context, now time.Time, limit int) 
 		return 0, q.interpret(err)
 	}
 	n, err := q.exec(ctx, `UPDATE changes SET seq = $1 + todo.n, sequenced_at = $3
-		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM changes
-			WHERE seq IS NULL ORDER BY id LIMIT $2) AS todo
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM `+q.unsequencedChanges()+` LIMIT $2) AS todo
 		WHERE changes.id = todo.id`, last, limit, ts(now))
 	if err != nil || n == 0 {
 		return 0, err

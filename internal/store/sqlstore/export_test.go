@@ -15,3 +15,12 @@ func (s *DB) MigrateDownTo(ctx context.Context, version int64) error {
 	_, err = p.DownTo(ctx, version)
 	return err
 }
+
+// UnsequencedReads is how each sequencer reads the rows it has not sequenced yet
+// (queue.go), as a SELECT of the first one, by the partial index it must read through.
+func (s *DB) UnsequencedReads() map[string]string {
+	return map[string]string{
+		"changes_unsequenced": `SELECT id FROM ` + s.unsequencedChanges() + ` LIMIT 1`,
+		"events_unsequenced":  `SELECT id FROM ` + s.unsequencedEvents() + ` LIMIT 1`,
+	}
+}

@@ -27,7 +27,7 @@ const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.se
 
 func (q *queries) EventsUnsequenced(ctx context.Context) (bool, error) {
 	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM events WHERE seq IS NULL LIMIT 1) AS x`).Scan(&n)
+	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+q.unsequencedEvents()+` LIMIT 1) AS x`).Scan(&n)
 	return n > 0, q.interpret(err)
 }
 
@@ -36,10 +36,8 @@ func (q *queries) EventSequence(ctx context.Context, limit int) (int, error) {
 	if err := q.db.QueryRowContext(ctx, `SELECT last FROM event_sequence WHERE id = 1`+q.d.ForUpdate).Scan(&last); err != nil {
 		return 0, q.interpret(err)
 	}
-	order := "created_at, " + q.d.EventInsertOrder
 	n, err := q.exec(ctx, `UPDATE events SET seq = $1 + todo.n
-		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n FROM events
-			WHERE seq IS NULL ORDER BY `+order+` LIMIT $2) AS todo
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY `+q.eventOrder()+`) AS n FROM `+q.unsequencedEvents()+` LIMIT $2) AS todo
 		WHERE events.id = todo.id`, last, limit)
 	if err != nil || n == 0 {
 		return 0, err

@@ -79,6 +79,13 @@ type Dialect struct {
 	// EventInsertOrder is the column that orders events as they were inserted, which
 	// the feed's sequencer follows within one batch of committed events.
 	EventInsertOrder string
+	// IndexedBy, where set, follows a table's name to make a statement read it through
+	// the index named after it (SQLite: " INDEXED BY "). Only the sequencers' reads of
+	// what is not sequenced yet use it (queue.go): their partial indexes are queues, and
+	// the statistics an ANALYZE took while the queue held every row (after an import)
+	// make the planner scan the whole table instead. PostgreSQL needs no hint: ordered
+	// as the partial index is, its read is the plan whatever the statistics.
+	IndexedBy string
 	// SendBatch, where set, sends stmts on the transaction's connection conn in one
 	// round trip (PostgreSQL: a pgx batch) and returns the rows the last one affected;
 	// the first that fails stops the rest and is the error. A transaction then holds

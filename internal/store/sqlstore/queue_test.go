@@ -1,0 +1,131 @@
+package sqlstore_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// TestSequencersReadTheQueueNotTheTable: the change feed's and the event feed's
+// sequencers read what they have not sequenced yet through its partial index, also
+// when the planner's statistics were taken while that index held every row of its
+// table (an import's ANALYZE, just before its changes are sequenced). Read by the
+// table instead, every poll of the read model (five a second) and every read of the
+// event feed scanned every change and every event kept, on SQLite on the one writer.
+func TestSequencersReadTheQueueNotTheTable(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := o.Open(t)
+			const rows = 3000
+			if _, err := s.SQL().ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < `+
+				fmt.Sprint(rows)+`) INSERT INTO changes (kind, item_id) SELECT 'hotel', i FROM n`); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
+			event := func(i int) *tradewind.Event {
+				return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", i), PartnerID: 1, Type: tradewind.EventBookingConfirmed,
+					Data: []byte(`{}`), CreatedAt: at.Add(time.Duration(i) * time.Millisecond)}
+			}
+			if err := s.InTx(ctx, func(q store.Querier) error {
+				for i := range rows {
+					if err := q.EventCreate(ctx, event(i)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// The statistics of a queue that holds every row, then the queue emptied.
+			if err := s.Analyze(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.InTx(ctx, func(q store.Querier) error {
+				if n, err := q.ChangeSequence(ctx, at, 2*rows); err != nil || n != rows {
+					return fmt.Errorf("changes sequenced: %d, %v", n, err)
+				}
+				if n, err := q.EventSequence(ctx, 2*rows); err != nil || n != rows {
+					return fmt.Errorf("events sequenced: %d, %v", n, err)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// One row of each left to sequence.
+			if _, err := s.SQL().ExecContext(ctx, `INSERT INTO changes (kind, item_id) VALUES ('hotel', 1)`); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.EventCreate(ctx, event(rows)); err != nil {
+				t.Fatal(err)
+			}
+
+			explain := "EXPLAIN "
+			if o.Name == "sqlite" {
+				explain = "EXPLAIN QUERY PLAN "
+			}
+			for index, read := range s.UnsequencedReads() {
+				plan := planOf(t, s.SQL(), explain+read)
+				if !strings.Contains(plan, index) {
+					t.Errorf("%s is read without %s:\n%s", read, index, plan)
+				}
+			}
+			if pending, err := s.ChangesUnsequenced(ctx); err != nil || !pending {
+				t.Errorf("ChangesUnsequenced = %v, %v; want the one change", pending, err)
+			}
+			if pending, err := s.EventsUnsequenced(ctx); err != nil || !pending {
+				t.Errorf("EventsUnsequenced = %v, %v; want the one event", pending, err)
+			}
+			if err := s.InTx(ctx, func(q store.Querier) error {
+				if n, err := q.ChangeSequence(ctx, at, rows); err != nil || n != 1 {
+					return fmt.Errorf("changes sequenced: %d, %v; want 1", n, err)
+				}
+				if n, err := q.EventSequence(ctx, rows); err != nil || n != 1 {
+					return fmt.Errorf("events sequenced: %d, %v; want 1", n, err)
+				}
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// planOf returns the plan a database prints for an EXPLAIN statement, each row's
+// columns joined, one row a line.
+func planOf(t *testing.T, db *sql.DB, explain string) string {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), explain)
+	if err != nil {
+		t.Fatalf("%s: %v", explain, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, fmt.Sprint(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
