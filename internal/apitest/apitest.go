@@ -20,6 +20,7 @@ import (
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/clocktest"
 	"github.com/tradewind/tradewind/internal/httpapi"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -123,6 +124,31 @@ func (e *Env) Import(doc *catalog.Document) booking.ImportReport {
 		e.TB.Fatalf("import: %v", err)
 	}
 	return rep
+}
+
+// UseReadModel builds a read model of the store as it is now, and has the server's
+// service read it and write through it as serve does: searches, availability and the
+// quotes priced ahead of prebooks and bookings read the model, and the service's own
+// claims and releases are applied to it as they commit (readmodel.Tracked). With poll,
+// the model follows the store's change feed until the test ends, as serve's does;
+// without, it never learns of a change made to e.Store directly, and stays the stale
+// guess the store's checks must catch. Call it before the first request that should
+// read the model.
+func (e *Env) UseReadModel(poll bool) *readmodel.Model {
+	e.TB.Helper()
+	m := readmodel.New(e.Store, e.Clock, nil)
+	if err := m.Build(context.Background()); err != nil {
+		e.TB.Fatalf("read model: %v", err)
+	}
+	if poll {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); m.Run(ctx) }()
+		e.TB.Cleanup(func() { stop(); <-done })
+	}
+	e.Service.Reads = m
+	e.Service.Store = readmodel.Tracked(e.Service.Store, m)
+	return m
 }
 
 // Partner is a partner created for a test, with a test and a live key.

@@ -16,7 +16,6 @@ import (
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
-	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
@@ -99,12 +98,8 @@ func benchHandler(b *testing.B, requestLog bool, size catalog.GenerateOptions) {
 	go func() { defer close(authDone); auth.Run(authCtx) }()
 	defer func() { stopAuth(); <-authDone }()
 	env.Import(doc)
-	m := readmodel.New(env.Store, env.Clock, nil)
-	if err := m.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
 	// The server's service reads the model from now on (apitest.New built it before).
-	env.Service.Reads = m
+	env.UseReadModel(false)
 	p := env.NewPartner("bench", booking.PartnerParams{})
 	h := env.Server.Config.Handler
 	in, out := apitest.Day(30), apitest.Day(33)

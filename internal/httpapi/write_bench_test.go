@@ -20,7 +20,6 @@ import (
 	"github.com/tradewind/tradewind/internal/catalog"
 	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/ratelimit"
-	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/reqlog"
 	"github.com/tradewind/tradewind/internal/security"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -72,14 +71,9 @@ func benchWrites(b *testing.B, o storetest.Opener) {
 	go func() { defer close(authDone); auth.Run(authCtx) }()
 	defer func() { stopAuth(); <-authDone }()
 	env.Import(doc)
-	m := readmodel.New(env.Store, env.Clock, nil)
-	if err := m.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
 	// As the load benchmark (and serve) has it: reads from the model, writes through the
 	// tracked store that keeps it current. No request has been served yet.
-	env.Service.Reads = m
-	env.Service.Store = readmodel.Tracked(env.Store, m)
+	env.UseReadModel(false)
 	limit, rate := "1000000000", 1000000 // the largest budget; the clock does not move
 	p := env.NewPartner("bench", booking.PartnerParams{CreditLimit: &limit, RateLimit: &rate})
 	h := env.Server.Config.Handler
