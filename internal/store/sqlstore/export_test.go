@@ -1,6 +1,10 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+
+	"github.com/tradewind/tradewind/internal/store"
+)
 
 // SampleAnswer is sampleAnswer for the external test package's benchmarks.
 var SampleAnswer = sampleAnswer
@@ -24,3 +28,6 @@ func (s *DB) UnsequencedReads() map[string]string {
 		"events_unsequenced":  `SELECT id FROM ` + s.unsequencedEvents() + ` LIMIT 1`,
 	}
 }
+
+// EventFeedQuery is EventFeed's statement for p and its arguments, for a test of its plan.
+func (s *DB) EventFeedQuery(p store.EventFeedParams) (string, []any) { return s.eventFeedQuery(p) }

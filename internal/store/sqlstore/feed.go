@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -57,36 +58,14 @@ func scanFeedEvent(row interface{ Scan(...any) error }) (*store.FeedEvent, error
 	return &e, nil
 }
 
+// EventFeed reads a partner's page of the feed as two bounded reads merged: its own
+// events, and the shared availability events of its products, each by events_feed
+// (partner, position) from the position asked. One read by position of every partner's
+// events, filtered, scanned all of them after the position until it found a page of
+// the partner's: a partner with few events, or an old position, read the whole feed.
 func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*store.FeedEvent, error) {
-	args := []any{p.PartnerID, tradewind.EventAvailabilityChanged, store.FeedPartnerID, p.After}
-	products := "NULL"
-	if len(p.Products) > 0 {
-		products = placeholders(len(args)+1, len(p.Products))
-		for _, pr := range p.Products {
-			args = append(args, pr)
-		}
-	}
-	where := `((e.partner_id = $1 AND e.type <> $2) OR (e.partner_id = $3 AND e.type = $2 AND e.product_type IN (` + products + `)))
-		AND e.seq > $4`
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where += " AND " + cond + placeholders(len(args), 1)
-	}
-	if !p.Since.IsZero() {
-		add("e.created_at >= ", ts(p.Since))
-	}
-	if p.BookingReference != "" {
-		add("e.booking_reference = ", p.BookingReference)
-	}
-	if len(p.Types) > 0 {
-		for _, t := range p.Types {
-			args = append(args, t)
-		}
-		where += " AND e.type IN (" + placeholders(len(args)-len(p.Types)+1, len(p.Types)) + ")"
-	}
-	args = append(args, p.Limit)
-	rows, err := q.db.QueryContext(ctx, `SELECT `+feedEventColumns+` FROM events e WHERE `+where+
-		` ORDER BY e.seq LIMIT `+placeholders(len(args), 1), args...)
+	query, args := q.eventFeedQuery(p)
+	rows, err := q.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, q.interpret(err)
 	}
@@ -100,6 +79,45 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// eventFeedQuery is EventFeed's statement for p, with its arguments.
+func (q *queries) eventFeedQuery(p store.EventFeedParams) (string, []any) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return placeholders(len(args), 1)
+	}
+	partner, avail, after := arg(p.PartnerID), arg(tradewind.EventAvailabilityChanged), arg(p.After)
+	filters := " AND e.seq > " + after
+	if !p.Since.IsZero() {
+		filters += " AND e.created_at >= " + arg(ts(p.Since))
+	}
+	if p.BookingReference != "" {
+		filters += " AND e.booking_reference = " + arg(p.BookingReference)
+	}
+	if len(p.Types) > 0 {
+		types := make([]string, len(p.Types))
+		for i, t := range p.Types {
+			types[i] = arg(t)
+		}
+		filters += " AND e.type IN (" + strings.Join(types, ", ") + ")"
+	}
+	limit := arg(p.Limit)
+	arm := func(name, where string) string {
+		return `SELECT * FROM (SELECT ` + feedEventColumns + ` FROM events e WHERE ` + where + filters +
+			` ORDER BY e.seq LIMIT ` + limit + `) AS ` + name
+	}
+	query := arm("own", `e.partner_id = `+partner+` AND e.type <> `+avail)
+	if len(p.Products) > 0 {
+		products := make([]string, len(p.Products))
+		for i, pr := range p.Products {
+			products[i] = arg(pr)
+		}
+		query += ` UNION ALL ` + arm("shared", `e.partner_id = `+arg(store.FeedPartnerID)+` AND e.type = `+avail+
+			` AND e.product_type IN (`+strings.Join(products, ", ")+`)`)
+	}
+	return query + ` ORDER BY seq LIMIT ` + limit, args
 }
 
 func (q *queries) FeedEventGet(ctx context.Context, id string) (*store.FeedEvent, error) {

@@ -101,9 +101,9 @@ func TestSequencersReadTheQueueNotTheTable(t *testing.T) {
 
 // planOf returns the plan a database prints for an EXPLAIN statement, each row's
 // columns joined, one row a line.
-func planOf(t *testing.T, db *sql.DB, explain string) string {
+func planOf(t *testing.T, db *sql.DB, explain string, args ...any) string {
 	t.Helper()
-	rows, err := db.QueryContext(context.Background(), explain)
+	rows, err := db.QueryContext(context.Background(), explain, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", explain, err)
 	}

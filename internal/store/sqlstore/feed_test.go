@@ -1,0 +1,82 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// TestEventFeedReadsThePartnersOwn: a partner's page of the event feed reads the
+// partner's events and the shared ones of its products by events_feed (partner,
+// position), never every partner's events by position: a partner with two events, among
+// another partner's thousands, read them all to find its page.
+func TestEventFeedReadsThePartnersOwn(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := o.Open(t)
+			at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
+			n := 0
+			event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
+				n++
+				return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", n), PartnerID: partner, Type: typ, Data: []byte(data),
+					CreatedAt: at.Add(time.Duration(n) * time.Millisecond)}
+			}
+			if err := s.InTx(ctx, func(q store.Querier) error {
+				var list []*tradewind.Event
+				for range 3000 {
+					list = append(list, event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`))
+				}
+				list = append(list, event(2, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
+					event(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`))
+				for _, e := range list {
+					if err := q.EventCreate(ctx, e); err != nil {
+						return err
+					}
+				}
+				if n, err := q.EventSequence(ctx, 10000); err != nil || n != len(list) {
+					return fmt.Errorf("sequenced %d, %v", n, err)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Analyze(ctx); err != nil {
+				t.Fatal(err)
+			}
+			explain := "EXPLAIN "
+			if o.Name == "sqlite" {
+				explain = "EXPLAIN QUERY PLAN "
+			}
+			for name, p := range map[string]store.EventFeedParams{
+				"own and shared": {PartnerID: 2, Products: []tradewind.ProductType{"hotel"}, Limit: 100},
+				"own":            {PartnerID: 2, Limit: 100},
+				"filtered":       {PartnerID: 2, Products: []tradewind.ProductType{"hotel"}, Types: []tradewind.EventType{tradewind.EventBookingConfirmed}, Since: at, Limit: 100},
+			} {
+				query, args := s.EventFeedQuery(p)
+				plan := planOf(t, s.SQL(), explain+query, args...)
+				if !strings.Contains(plan, "events_feed") || strings.Contains(plan, "events_seq") {
+					t.Errorf("%s: the feed is not read by events_feed alone:\n%s", name, plan)
+				}
+				list, err := s.EventFeed(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := 1 // its booking's event
+				if len(p.Products) > 0 && len(p.Types) == 0 {
+					want = 2 // and the hotel's availability
+				}
+				if len(list) != want {
+					t.Errorf("%s: %d events, want %d", name, len(list), want)
+				}
+			}
+		})
+	}
+}
