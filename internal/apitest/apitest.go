@@ -132,8 +132,8 @@ func (e *Env) Import(doc *catalog.Document) booking.ImportReport {
 // claims and releases are applied to it as they commit (readmodel.Tracked). With poll,
 // the model follows the store's change feed until the test ends, as serve's does;
 // without, it never learns of a change made to e.Store directly, and stays the stale
-// guess the store's checks must catch. Call it before the first request that should
-// read the model.
+// guess the store's checks must catch. Call it once, before the first booking: the
+// service's group committer keeps the store it first booked through.
 func (e *Env) UseReadModel(poll bool) *readmodel.Model {
 	e.TB.Helper()
 	m := readmodel.New(e.Store, e.Clock, nil)
@@ -147,7 +147,7 @@ func (e *Env) UseReadModel(poll bool) *readmodel.Model {
 		e.TB.Cleanup(func() { stop(); <-done })
 	}
 	e.Service.Reads = m
-	e.Service.Store = readmodel.Tracked(e.Service.Store, m)
+	e.Service.Store = readmodel.Tracked(e.Store, m)
 	return m
 }
 

@@ -98,7 +98,7 @@ func benchHandler(b *testing.B, requestLog bool, size catalog.GenerateOptions) {
 	go func() { defer close(authDone); auth.Run(authCtx) }()
 	defer func() { stopAuth(); <-authDone }()
 	env.Import(doc)
-	// The server's service reads the model from now on (apitest.New built it before).
+	// The server's service reads a model of the imported catalog from now on.
 	env.UseReadModel(false)
 	p := env.NewPartner("bench", booking.PartnerParams{})
 	h := env.Server.Config.Handler

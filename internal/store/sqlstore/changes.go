@@ -40,9 +40,7 @@ func (q *queries) ChangeSequence(ctx context.Context, now time.Time, limit int) 
 	if err := q.db.QueryRowContext(ctx, `SELECT last FROM change_sequence WHERE id = 1`+q.d.ForUpdate).Scan(&last); err != nil {
 		return 0, q.interpret(err)
 	}
-	n, err := q.exec(ctx, `UPDATE changes SET seq = $1 + todo.n, sequenced_at = $3
-		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM `+q.unsequencedChanges()+` LIMIT $2) AS todo
-		WHERE changes.id = todo.id`, last, limit, ts(now))
+	n, err := q.exec(ctx, q.changeSequenceSQL(), last, limit, ts(now))
 	if err != nil || n == 0 {
 		return 0, err
 	}

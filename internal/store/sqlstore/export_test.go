@@ -20,12 +20,21 @@ func (s *DB) MigrateDownTo(ctx context.Context, version int64) error {
 	return err
 }
 
-// UnsequencedReads is how each sequencer reads the rows it has not sequenced yet
-// (queue.go), as a SELECT of the first one, by the partial index it must read through.
-func (s *DB) UnsequencedReads() map[string]string {
-	return map[string]string{
-		"changes_unsequenced": `SELECT id FROM ` + s.unsequencedChanges() + ` LIMIT 1`,
-		"events_unsequenced":  `SELECT id FROM ` + s.unsequencedEvents() + ` LIMIT 1`,
+// SequencerStatement is one statement of the sequencers (queue.go) with sample
+// arguments, and the partial index it must read through.
+type SequencerStatement struct {
+	Index, SQL string
+	Args       []any
+}
+
+// SequencerStatements are the sequencers' reads of the rows not sequenced yet: each
+// existence check's read (as a SELECT of the first row) and each sequencing UPDATE.
+func (s *DB) SequencerStatements(now string) []SequencerStatement {
+	return []SequencerStatement{
+		{"changes_unsequenced", `SELECT id FROM ` + s.unsequencedChanges() + ` LIMIT 1`, nil},
+		{"events_unsequenced", `SELECT id FROM ` + s.unsequencedEvents() + ` LIMIT 1`, nil},
+		{"changes_unsequenced", s.changeSequenceSQL(), []any{0, 5000, now}},
+		{"events_unsequenced", s.eventSequenceSQL(), []any{0, 5000}},
 	}
 }
 

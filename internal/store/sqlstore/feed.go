@@ -37,9 +37,7 @@ func (q *queries) EventSequence(ctx context.Context, limit int) (int, error) {
 	if err := q.db.QueryRowContext(ctx, `SELECT last FROM event_sequence WHERE id = 1`+q.d.ForUpdate).Scan(&last); err != nil {
 		return 0, q.interpret(err)
 	}
-	n, err := q.exec(ctx, `UPDATE events SET seq = $1 + todo.n
-		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY `+q.eventOrder()+`) AS n FROM `+q.unsequencedEvents()+` LIMIT $2) AS todo
-		WHERE events.id = todo.id`, last, limit)
+	n, err := q.exec(ctx, q.eventSequenceSQL(), last, limit)
 	if err != nil || n == 0 {
 		return 0, err
 	}
@@ -65,6 +63,9 @@ func scanFeedEvent(row interface{ Scan(...any) error }) (*store.FeedEvent, error
 // the partner's: a partner with few events, or an old position, read the whole feed.
 func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*store.FeedEvent, error) {
 	query, args := q.eventFeedQuery(p)
+	if query == "" {
+		return nil, nil
+	}
 	rows, err := q.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, q.interpret(err)
@@ -81,14 +82,28 @@ func (q *queries) EventFeed(ctx context.Context, p store.EventFeedParams) ([]*st
 	return out, rows.Err()
 }
 
-// eventFeedQuery is EventFeed's statement for p, with its arguments.
+// eventFeedQuery is EventFeed's statement for p, with its arguments; "" when p's
+// types rule out both arms (nothing to read).
 func (q *queries) eventFeedQuery(p store.EventFeedParams) (string, []any) {
+	// An arm the types rule out is left out rather than read for nothing: a filter on
+	// booking events alone would otherwise walk every shared event after the cursor.
+	own, shared := len(p.Types) == 0, len(p.Types) == 0 && len(p.Products) > 0
+	for _, t := range p.Types {
+		if t == tradewind.EventAvailabilityChanged {
+			shared = len(p.Products) > 0
+		} else {
+			own = true
+		}
+	}
+	if !own && !shared {
+		return "", nil
+	}
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return placeholders(len(args), 1)
 	}
-	partner, avail, after := arg(p.PartnerID), arg(tradewind.EventAvailabilityChanged), arg(p.After)
+	avail, after := arg(tradewind.EventAvailabilityChanged), arg(p.After)
 	filters := " AND e.seq > " + after
 	if !p.Since.IsZero() {
 		filters += " AND e.created_at >= " + arg(ts(p.Since))
@@ -108,16 +123,19 @@ func (q *queries) eventFeedQuery(p store.EventFeedParams) (string, []any) {
 		return `SELECT * FROM (SELECT ` + feedEventColumns + ` FROM events e WHERE ` + where + filters +
 			` ORDER BY e.seq LIMIT ` + limit + `) AS ` + name
 	}
-	query := arm("own", `e.partner_id = `+partner+` AND e.type <> `+avail)
-	if len(p.Products) > 0 {
+	var arms []string
+	if own {
+		arms = append(arms, arm("own", `e.partner_id = `+arg(p.PartnerID)+` AND e.type <> `+avail))
+	}
+	if shared {
 		products := make([]string, len(p.Products))
 		for i, pr := range p.Products {
 			products[i] = arg(pr)
 		}
-		query += ` UNION ALL ` + arm("shared", `e.partner_id = `+arg(store.FeedPartnerID)+` AND e.type = `+avail+
-			` AND e.product_type IN (`+strings.Join(products, ", ")+`)`)
+		arms = append(arms, arm("shared", `e.partner_id = `+arg(store.FeedPartnerID)+` AND e.type = `+avail+
+			` AND e.product_type IN (`+strings.Join(products, ", ")+`)`))
 	}
-	return query + ` ORDER BY seq LIMIT ` + limit, args
+	return strings.Join(arms, ` UNION ALL `) + ` ORDER BY seq LIMIT ` + limit, args
 }
 
 func (q *queries) FeedEventGet(ctx context.Context, id string) (*store.FeedEvent, error) {

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,12 +56,24 @@ func TestEventFeedReadsThePartnersOwn(t *testing.T) {
 			if o.Name == "sqlite" {
 				explain = "EXPLAIN QUERY PLAN "
 			}
-			for name, p := range map[string]store.EventFeedParams{
-				"own and shared": {PartnerID: 2, Products: []tradewind.ProductType{"hotel"}, Limit: 100},
-				"own":            {PartnerID: 2, Limit: 100},
-				"filtered":       {PartnerID: 2, Products: []tradewind.ProductType{"hotel"}, Types: []tradewind.EventType{tradewind.EventBookingConfirmed}, Since: at, Limit: 100},
+			hotel := []tradewind.ProductType{"hotel"}
+			for name, c := range map[string]struct {
+				p    store.EventFeedParams
+				arms []string // the arms read
+			}{
+				"own and shared": {store.EventFeedParams{PartnerID: 2, Products: hotel, Limit: 100}, []string{"own", "shared"}},
+				"own":            {store.EventFeedParams{PartnerID: 2, Limit: 100}, []string{"own"}},
+				// A type filter reads only the arms its types can be in.
+				"booking events": {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventBookingConfirmed}, Since: at, Limit: 100}, []string{"own"}},
+				"availability":   {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventAvailabilityChanged}, Limit: 100}, []string{"shared"}},
 			} {
+				p := c.p
 				query, args := s.EventFeedQuery(p)
+				for _, arm := range []string{"own", "shared"} {
+					if strings.Contains(query, "AS "+arm) != slices.Contains(c.arms, arm) {
+						t.Errorf("%s: reads the arms of %s, want %v", name, query, c.arms)
+					}
+				}
 				plan := planOf(t, s.SQL(), explain+query, args...)
 				if !strings.Contains(plan, "events_feed") || strings.Contains(plan, "events_seq") {
 					t.Errorf("%s: the feed is not read by events_feed alone:\n%s", name, plan)
@@ -69,10 +82,7 @@ func TestEventFeedReadsThePartnersOwn(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := 1 // its booking's event
-				if len(p.Products) > 0 && len(p.Types) == 0 {
-					want = 2 // and the hotel's availability
-				}
+				want := len(c.arms) // its booking's event, the hotel's availability: one in each arm
 				if len(list) != want {
 					t.Errorf("%s: %d events, want %d", name, len(list), want)
 				}

@@ -19,6 +19,22 @@ func (q *queries) unsequencedEvents() string {
 	return q.through("events", "events_unsequenced") + ` WHERE seq IS NULL ORDER BY ` + q.eventOrder()
 }
 
+// changeSequenceSQL gives the first $2 change rows not sequenced yet the positions
+// after $1, in id order, and $3 as their time of sequencing.
+func (q *queries) changeSequenceSQL() string {
+	return `UPDATE changes SET seq = $1 + todo.n, sequenced_at = $3
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n FROM ` + q.unsequencedChanges() + ` LIMIT $2) AS todo
+		WHERE changes.id = todo.id`
+}
+
+// eventSequenceSQL gives the first $2 events not sequenced yet the positions after $1,
+// in the feed's order.
+func (q *queries) eventSequenceSQL() string {
+	return `UPDATE events SET seq = $1 + todo.n
+		FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY ` + q.eventOrder() + `) AS n FROM ` + q.unsequencedEvents() + ` LIMIT $2) AS todo
+		WHERE events.id = todo.id`
+}
+
 // eventOrder orders events as the feed's sequencer places them, as events_unsequenced
 // holds them.
 func (q *queries) eventOrder() string { return "created_at, " + q.d.EventInsertOrder }

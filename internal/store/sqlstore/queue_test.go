@@ -72,10 +72,10 @@ func TestSequencersReadTheQueueNotTheTable(t *testing.T) {
 			if o.Name == "sqlite" {
 				explain = "EXPLAIN QUERY PLAN "
 			}
-			for index, read := range s.UnsequencedReads() {
-				plan := planOf(t, s.SQL(), explain+read)
-				if !strings.Contains(plan, index) {
-					t.Errorf("%s is read without %s:\n%s", read, index, plan)
+			for _, st := range s.SequencerStatements(at.Format(time.RFC3339Nano)) {
+				plan := planOf(t, s.SQL(), explain+st.SQL, st.Args...)
+				if !strings.Contains(plan, st.Index) {
+					t.Errorf("%s is read without %s:\n%s", st.SQL, st.Index, plan)
 				}
 			}
 			if pending, err := s.ChangesUnsequenced(ctx); err != nil || !pending {

@@ -90,7 +90,7 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 	e0 := emit(a.ID, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel","test":true}`)
 	emit(b.ID, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`)
 	e2 := emit(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`)
-	emit(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"activity","item_id":2}`)
+	e3 := emit(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"activity","item_id":2}`)
 	emit(a.ID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`) // a's webhook copy
 	e5 := emit(a.ID, tradewind.EventBookingCancelled, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`)
 
@@ -156,6 +156,14 @@ func exerciseEventFeed(t *testing.T, s store.Store) {
 		"reference":   {func(p *store.EventFeedParams) { p.BookingReference = "HTL-AAAAAAAA" }, e0 + " " + e5},
 		"since":       {func(p *store.EventFeedParams) { p.Since = now.Add(2 * time.Minute) }, e2 + " " + e5},
 		"limit":       {func(p *store.EventFeedParams) { p.Limit = 1 }, e0},
+		// A page that ends between the partner's own events and the shared ones.
+		"limit across": {func(p *store.EventFeedParams) { p.Limit = 2 }, e0 + " " + e2},
+		// The shared availability events only, never the partner's own webhook copy.
+		"availability": {func(p *store.EventFeedParams) { p.Types = []tradewind.EventType{tradewind.EventAvailabilityChanged} }, e2},
+		"availability, no products": {func(p *store.EventFeedParams) {
+			p.Types, p.Products = []tradewind.EventType{tradewind.EventAvailabilityChanged}, nil
+		}, ""},
+		"products": {func(p *store.EventFeedParams) { p.Products = []tradewind.ProductType{"hotel", "activity"} }, e0 + " " + e2 + " " + e3 + " " + e5},
 	} {
 		p := base
 		c.edit(&p)
