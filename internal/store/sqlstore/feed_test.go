@@ -6,11 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
-	"github.com/tradewind/tradewind/internal/store/storetest"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
 
 // TestEventFeedReadsThePartnersOwn: a partner's page of the event feed reads the
@@ -18,75 +17,65 @@ import (
 // position), never every partner's events by position: a partner with two events, among
 // another partner's thousands, read them all to find its page.
 func TestEventFeedReadsThePartnersOwn(t *testing.T) {
-	for _, o := range storetest.Openers() {
-		t.Run(o.Name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			s := o.Open(t)
-			at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
-			n := 0
-			event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
-				n++
-				return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", n), PartnerID: partner, Type: typ, Data: []byte(data),
-					CreatedAt: at.Add(time.Duration(n) * time.Millisecond)}
+	eachStore(t, func(t *testing.T, s *sqlstore.DB, explain string) {
+		ctx := context.Background()
+		n := 0
+		event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
+			n++
+			return planEvent(n, partner, typ, data)
+		}
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			var list []*tradewind.Event
+			for range 3000 {
+				list = append(list, event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`))
 			}
-			if err := s.InTx(ctx, func(q store.Querier) error {
-				var list []*tradewind.Event
-				for range 3000 {
-					list = append(list, event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`))
+			list = append(list, event(2, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
+				event(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`))
+			for _, e := range list {
+				if err := q.EventCreate(ctx, e); err != nil {
+					return err
 				}
-				list = append(list, event(2, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
-					event(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`))
-				for _, e := range list {
-					if err := q.EventCreate(ctx, e); err != nil {
-						return err
-					}
+			}
+			if n, err := q.EventSequence(ctx, 10000); err != nil || n != len(list) {
+				return fmt.Errorf("sequenced %d, %v", n, err)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		hotel := []tradewind.ProductType{"hotel"}
+		for name, c := range map[string]struct {
+			p    store.EventFeedParams
+			arms []string // the arms read
+		}{
+			"own and shared": {store.EventFeedParams{PartnerID: 2, Products: hotel, Limit: 100}, []string{"own", "shared"}},
+			"own":            {store.EventFeedParams{PartnerID: 2, Limit: 100}, []string{"own"}},
+			// A type filter reads only the arms its types can be in.
+			"booking events": {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventBookingConfirmed}, Since: planStart, Limit: 100}, []string{"own"}},
+			"availability":   {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventAvailabilityChanged}, Limit: 100}, []string{"shared"}},
+		} {
+			p := c.p
+			query, args := s.EventFeedQuery(p)
+			for _, arm := range []string{"own", "shared"} {
+				if strings.Contains(query, "AS "+arm) != slices.Contains(c.arms, arm) {
+					t.Errorf("%s: reads the arms of %s, want %v", name, query, c.arms)
 				}
-				if n, err := q.EventSequence(ctx, 10000); err != nil || n != len(list) {
-					return fmt.Errorf("sequenced %d, %v", n, err)
-				}
-				return nil
-			}); err != nil {
+			}
+			plan := planOf(t, s.SQL(), explain+query, args...)
+			if !strings.Contains(plan, "events_feed") || strings.Contains(plan, "events_seq") {
+				t.Errorf("%s: the feed is not read by events_feed alone:\n%s", name, plan)
+			}
+			list, err := s.EventFeed(ctx, p)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Analyze(ctx); err != nil {
-				t.Fatal(err)
+			want := len(c.arms) // its booking's event, the hotel's availability: one in each arm
+			if len(list) != want {
+				t.Errorf("%s: %d events, want %d", name, len(list), want)
 			}
-			explain := "EXPLAIN "
-			if o.Name == "sqlite" {
-				explain = "EXPLAIN QUERY PLAN "
-			}
-			hotel := []tradewind.ProductType{"hotel"}
-			for name, c := range map[string]struct {
-				p    store.EventFeedParams
-				arms []string // the arms read
-			}{
-				"own and shared": {store.EventFeedParams{PartnerID: 2, Products: hotel, Limit: 100}, []string{"own", "shared"}},
-				"own":            {store.EventFeedParams{PartnerID: 2, Limit: 100}, []string{"own"}},
-				// A type filter reads only the arms its types can be in.
-				"booking events": {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventBookingConfirmed}, Since: at, Limit: 100}, []string{"own"}},
-				"availability":   {store.EventFeedParams{PartnerID: 2, Products: hotel, Types: []tradewind.EventType{tradewind.EventAvailabilityChanged}, Limit: 100}, []string{"shared"}},
-			} {
-				p := c.p
-				query, args := s.EventFeedQuery(p)
-				for _, arm := range []string{"own", "shared"} {
-					if strings.Contains(query, "AS "+arm) != slices.Contains(c.arms, arm) {
-						t.Errorf("%s: reads the arms of %s, want %v", name, query, c.arms)
-					}
-				}
-				plan := planOf(t, s.SQL(), explain+query, args...)
-				if !strings.Contains(plan, "events_feed") || strings.Contains(plan, "events_seq") {
-					t.Errorf("%s: the feed is not read by events_feed alone:\n%s", name, plan)
-				}
-				list, err := s.EventFeed(ctx, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := len(c.arms) // its booking's event, the hotel's availability: one in each arm
-				if len(list) != want {
-					t.Errorf("%s: %d events, want %d", name, len(list), want)
-				}
-			}
-		})
-	}
+		}
+	})
 }

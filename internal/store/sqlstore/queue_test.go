@@ -10,6 +10,7 @@ import (
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -20,83 +21,95 @@ import (
 // table instead, every poll of the read model (five a second) and every read of the
 // event feed scanned every change and every event kept, on SQLite on the one writer.
 func TestSequencersReadTheQueueNotTheTable(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *sqlstore.DB, explain string) {
+		ctx := context.Background()
+		const rows = 3000
+		if _, err := s.SQL().ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < `+
+			fmt.Sprint(rows)+`) INSERT INTO changes (kind, item_id) SELECT 'hotel', i FROM n`); err != nil {
+			t.Fatal(err)
+		}
+		event := func(i int) *tradewind.Event { return planEvent(i, 1, tradewind.EventBookingConfirmed, `{}`) }
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			for i := range rows {
+				if err := q.EventCreate(ctx, event(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The statistics of a queue that holds every row, then the queue emptied.
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			if n, err := q.ChangeSequence(ctx, planStart, 2*rows); err != nil || n != rows {
+				return fmt.Errorf("changes sequenced: %d, %v", n, err)
+			}
+			if n, err := q.EventSequence(ctx, 2*rows); err != nil || n != rows {
+				return fmt.Errorf("events sequenced: %d, %v", n, err)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// One row of each left to sequence.
+		if _, err := s.SQL().ExecContext(ctx, `INSERT INTO changes (kind, item_id) VALUES ('hotel', 1)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EventCreate(ctx, event(rows)); err != nil {
+			t.Fatal(err)
+		}
+
+		for _, st := range s.SequencerStatements(planStart.Format(time.RFC3339Nano)) {
+			plan := planOf(t, s.SQL(), explain+st.SQL, st.Args...)
+			if !strings.Contains(plan, st.Index) {
+				t.Errorf("%s is read without %s:\n%s", st.SQL, st.Index, plan)
+			}
+		}
+		if pending, err := s.ChangesUnsequenced(ctx); err != nil || !pending {
+			t.Errorf("ChangesUnsequenced = %v, %v; want the one change", pending, err)
+		}
+		if pending, err := s.EventsUnsequenced(ctx); err != nil || !pending {
+			t.Errorf("EventsUnsequenced = %v, %v; want the one event", pending, err)
+		}
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			if n, err := q.ChangeSequence(ctx, planStart, rows); err != nil || n != 1 {
+				return fmt.Errorf("changes sequenced: %d, %v; want 1", n, err)
+			}
+			if n, err := q.EventSequence(ctx, rows); err != nil || n != 1 {
+				return fmt.Errorf("events sequenced: %d, %v; want 1", n, err)
+			}
+			return nil
+		}); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// eachStore runs fn as a parallel subtest over a fresh database of each kind, with the
+// prefix that makes that database print a statement's plan.
+func eachStore(t *testing.T, fn func(t *testing.T, s *sqlstore.DB, explain string)) {
 	for _, o := range storetest.Openers() {
 		t.Run(o.Name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			s := o.Open(t)
-			const rows = 3000
-			if _, err := s.SQL().ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < `+
-				fmt.Sprint(rows)+`) INSERT INTO changes (kind, item_id) SELECT 'hotel', i FROM n`); err != nil {
-				t.Fatal(err)
-			}
-			at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
-			event := func(i int) *tradewind.Event {
-				return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", i), PartnerID: 1, Type: tradewind.EventBookingConfirmed,
-					Data: []byte(`{}`), CreatedAt: at.Add(time.Duration(i) * time.Millisecond)}
-			}
-			if err := s.InTx(ctx, func(q store.Querier) error {
-				for i := range rows {
-					if err := q.EventCreate(ctx, event(i)); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			// The statistics of a queue that holds every row, then the queue emptied.
-			if err := s.Analyze(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.InTx(ctx, func(q store.Querier) error {
-				if n, err := q.ChangeSequence(ctx, at, 2*rows); err != nil || n != rows {
-					return fmt.Errorf("changes sequenced: %d, %v", n, err)
-				}
-				if n, err := q.EventSequence(ctx, 2*rows); err != nil || n != rows {
-					return fmt.Errorf("events sequenced: %d, %v", n, err)
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			// One row of each left to sequence.
-			if _, err := s.SQL().ExecContext(ctx, `INSERT INTO changes (kind, item_id) VALUES ('hotel', 1)`); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.EventCreate(ctx, event(rows)); err != nil {
-				t.Fatal(err)
-			}
-
 			explain := "EXPLAIN "
 			if o.Name == "sqlite" {
 				explain = "EXPLAIN QUERY PLAN "
 			}
-			for _, st := range s.SequencerStatements(at.Format(time.RFC3339Nano)) {
-				plan := planOf(t, s.SQL(), explain+st.SQL, st.Args...)
-				if !strings.Contains(plan, st.Index) {
-					t.Errorf("%s is read without %s:\n%s", st.SQL, st.Index, plan)
-				}
-			}
-			if pending, err := s.ChangesUnsequenced(ctx); err != nil || !pending {
-				t.Errorf("ChangesUnsequenced = %v, %v; want the one change", pending, err)
-			}
-			if pending, err := s.EventsUnsequenced(ctx); err != nil || !pending {
-				t.Errorf("EventsUnsequenced = %v, %v; want the one event", pending, err)
-			}
-			if err := s.InTx(ctx, func(q store.Querier) error {
-				if n, err := q.ChangeSequence(ctx, at, rows); err != nil || n != 1 {
-					return fmt.Errorf("changes sequenced: %d, %v; want 1", n, err)
-				}
-				if n, err := q.EventSequence(ctx, rows); err != nil || n != 1 {
-					return fmt.Errorf("events sequenced: %d, %v; want 1", n, err)
-				}
-				return nil
-			}); err != nil {
-				t.Error(err)
-			}
+			fn(t, o.Open(t), explain)
 		})
 	}
+}
+
+// planStart is when the events of the plan tests begin.
+var planStart = time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
+
+// planEvent is the i-th event of a plan test: its id and time follow i.
+func planEvent(i int, partnerID int64, typ tradewind.EventType, data string) *tradewind.Event {
+	return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", i), PartnerID: partnerID, Type: typ, Data: []byte(data),
+		CreatedAt: planStart.Add(time.Duration(i) * time.Millisecond)}
 }
 
 // planOf returns the plan a database prints for an EXPLAIN statement, each row's
