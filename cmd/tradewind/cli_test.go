@@ -538,9 +538,16 @@ func TestServeJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		scraped, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
 			t.Errorf("GET %s = %d", metricsURL, resp.StatusCode)
+		}
+		for _, name := range []string{"tradewind_readmodel_lag_seconds", `tradewind_bookings_priced_ahead_total{outcome="kept"}`,
+			`tradewind_prebooks_priced_total{from="model"}`} {
+			if !strings.Contains(string(scraped), "\n"+name+" ") {
+				t.Errorf("/metrics lacks %s", name)
+			}
 		}
 		s.stop()
 		out := s.out.String()

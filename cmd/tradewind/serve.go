@@ -136,6 +136,11 @@ func (c *serveCmd) Run(e *env) error {
 	srv.model = readmodel.New(st, e.clock, e.logger)
 	svc := booking.New(webhook.NotifyOnEvent(readmodel.Tracked(st, srv.model), d.Nudge), e.clock, e.logger)
 	svc.Reads = srv.model
+	metrics.RegisterQuotesAhead(srv.registry, func() metrics.QuotesAhead {
+		kept, again := svc.BookAheadStats()
+		model, store := svc.PrebookAheadStats()
+		return metrics.QuotesAhead{BookKept: kept, BookPricedAgain: again, PrebookFromModel: model, PrebookFromStore: store}
+	})
 	svc.WebhookAllowPrivate = c.WebhookAllowPrivate // subscriptions are judged as deliveries are
 	if c.Demo {
 		if srv.demo, err = loadDemo(e, svc); err != nil {

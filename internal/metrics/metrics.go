@@ -152,6 +152,44 @@ func RegisterReadModel(reg prometheus.Registerer, m ReadModel) {
 	)
 }
 
+// QuotesAhead are the service's counts of writes priced before the store checked them
+// (booking.Service.BookAheadStats and PrebookAheadStats).
+type QuotesAhead struct {
+	// BookKept counts live bookings whose quote, priced before their transaction (from
+	// the read model, or the store's read connections), the transaction kept;
+	// BookPricedAgain those it priced again under its lock (the quote ahead failed, or
+	// the store held something else).
+	BookKept, BookPricedAgain int64
+	// PrebookFromModel counts prebooks priced from the read model and stored as the
+	// store held them; PrebookFromStore those priced from the store (no model, a model
+	// behind the store, or refused).
+	PrebookFromModel, PrebookFromStore int64
+}
+
+// RegisterQuotesAhead registers, read from stats when scraped,
+// tradewind_bookings_priced_ahead_total{outcome} and tradewind_prebooks_priced_total{from}:
+// how often a write was priced off the store's lock and only checked by it. A share of
+// "priced_again" or "store" that grows says the model is behind the store, or that
+// partners book what changes under them.
+func RegisterQuotesAhead(reg prometheus.Registerer, stats func() QuotesAhead) {
+	counter := func(name, help, label, value string, f func(QuotesAhead) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: prometheus.Labels{label: value}},
+			func() float64 { return float64(f(stats())) })
+	}
+	const (
+		book    = "tradewind_bookings_priced_ahead_total"
+		bookH   = "Live bookings by what their transaction did with the quote priced before it: kept, or priced_again under its lock."
+		prebook = "tradewind_prebooks_priced_total"
+		prebkH  = "Prebooks by what priced them: the read model (checked by the store as it stored the token), or the store."
+	)
+	reg.MustRegister(
+		counter(book, bookH, "outcome", "kept", func(q QuotesAhead) int64 { return q.BookKept }),
+		counter(book, bookH, "outcome", "priced_again", func(q QuotesAhead) int64 { return q.BookPricedAgain }),
+		counter(prebook, prebkH, "from", "model", func(q QuotesAhead) int64 { return q.PrebookFromModel }),
+		counter(prebook, prebkH, "from", "store", func(q QuotesAhead) int64 { return q.PrebookFromStore }),
+	)
+}
+
 // RequestLogStats are the request log's counts that /metrics shows (reqlog.Stats).
 type RequestLogStats struct {
 	Dropped, WriteFailed, Written int64

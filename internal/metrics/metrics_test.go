@@ -71,6 +71,25 @@ func TestRecorder(t *testing.T) {
 	}
 }
 
+func TestQuotesAhead(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	q := metrics.QuotesAhead{BookKept: 5, BookPricedAgain: 2, PrebookFromModel: 7, PrebookFromStore: 1}
+	metrics.RegisterQuotesAhead(reg, func() metrics.QuotesAhead { return q })
+	q.BookKept++ // read at each scrape
+	text := scrape(t, reg)
+	for _, want := range []string{
+		`tradewind_bookings_priced_ahead_total{outcome="kept"} 6`,
+		`tradewind_bookings_priced_ahead_total{outcome="priced_again"} 2`,
+		`tradewind_prebooks_priced_total{from="model"} 7`,
+		`tradewind_prebooks_priced_total{from="store"} 1`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("metrics lack %s\n%s", want, text)
+		}
+	}
+}
+
 // TestRecorderOwnRegistry checks that each Recorder uses only the registry it is given,
 // so two servers in one process (tests) never collide on the global registry.
 func TestRecorderOwnRegistry(t *testing.T) {
