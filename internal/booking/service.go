@@ -78,7 +78,8 @@ type Service struct {
 
 // PrebookAheadStats returns how many prebooks were priced from the read model and
 // stored because the store held what they were priced from, and how many were priced
-// from the store instead (no model, or the model's quote failed or differed).
+// from the store instead (the model's quote failed, or the store held something else).
+// A service without a read model counts neither.
 func (s *Service) PrebookAheadStats() (kept, missed int64) {
 	return s.prebookKept.Load(), s.prebookMissed.Load()
 }

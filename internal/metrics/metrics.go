@@ -161,7 +161,7 @@ type QuotesAhead struct {
 	// the store held something else).
 	BookKept, BookPricedAgain int64
 	// PrebookFromModel counts prebooks priced from the read model and stored as the
-	// store held them; PrebookFromStore those priced from the store (no model, a model
+	// store held them; PrebookFromStore those priced from the store (a model
 	// behind the store, or refused).
 	PrebookFromModel, PrebookFromStore int64
 }

@@ -30,9 +30,7 @@ func (q *queries) ItemListPage(ctx context.Context, kind tradewind.ProductType, 
 }
 
 func (q *queries) ChangesUnsequenced(ctx context.Context) (bool, error) {
-	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+q.unsequencedChanges()+` LIMIT 1) AS x`).Scan(&n)
-	return n > 0, q.interpret(err)
+	return q.queued(ctx, q.unsequencedChanges())
 }
 
 func (q *queries) ChangeSequence(ctx context.Context, now time.Time, limit int) (int, error) {

@@ -28,11 +28,11 @@ type SequencerStatement struct {
 }
 
 // SequencerStatements are the sequencers' reads of the rows not sequenced yet: each
-// existence check's read (as a SELECT of the first row) and each sequencing UPDATE.
+// existence check and each sequencing UPDATE.
 func (s *DB) SequencerStatements(now string) []SequencerStatement {
 	return []SequencerStatement{
-		{"changes_unsequenced", `SELECT id FROM ` + s.unsequencedChanges() + ` LIMIT 1`, nil},
-		{"events_unsequenced", `SELECT id FROM ` + s.unsequencedEvents() + ` LIMIT 1`, nil},
+		{"changes_unsequenced", queuedSQL(s.unsequencedChanges()), nil},
+		{"events_unsequenced", queuedSQL(s.unsequencedEvents()), nil},
 		{"changes_unsequenced", s.changeSequenceSQL(), []any{0, 5000, now}},
 		{"events_unsequenced", s.eventSequenceSQL(), []any{0, 5000}},
 	}

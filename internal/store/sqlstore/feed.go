@@ -27,9 +27,7 @@ func indexedOf(data []byte) eventIndexed {
 const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.seq`
 
 func (q *queries) EventsUnsequenced(ctx context.Context) (bool, error) {
-	var n int
-	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+q.unsequencedEvents()+` LIMIT 1) AS x`).Scan(&n)
-	return n > 0, q.interpret(err)
+	return q.queued(ctx, q.unsequencedEvents())
 }
 
 func (q *queries) EventSequence(ctx context.Context, limit int) (int, error) {

@@ -1,5 +1,7 @@
 package sqlstore
 
+import "context"
+
 // The change feed's and the event feed's sequencers place what committed since their
 // last run (changes.go, feed.go). What is not sequenced yet has a partial index of its
 // own (changes_unsequenced, events_unsequenced): a queue, which holds every row right
@@ -17,6 +19,19 @@ func (q *queries) unsequencedChanges() string {
 // and what follows it, before any LIMIT.
 func (q *queries) unsequencedEvents() string {
 	return q.through("events", "events_unsequenced") + ` WHERE seq IS NULL ORDER BY ` + q.eventOrder()
+}
+
+// queued reports whether a queue (unsequencedChanges, unsequencedEvents) holds a row:
+// a read, so that a quiet poll takes no write lock.
+func (q *queries) queued(ctx context.Context, queue string) (bool, error) {
+	var n int
+	err := q.db.QueryRowContext(ctx, queuedSQL(queue)).Scan(&n)
+	return n > 0, q.interpret(err)
+}
+
+// queuedSQL is queued's statement.
+func queuedSQL(queue string) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM ` + queue + ` LIMIT 1) AS x`
 }
 
 // changeSequenceSQL gives the first $2 change rows not sequenced yet the positions
