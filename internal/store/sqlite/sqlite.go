@@ -123,7 +123,8 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 // openFile opens the database file at path with one writer connection (cacheSize its
 // page cache) and a pool of readers connections, and applies d's migrations.
 func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize string, readers int) (*sqlstore.DB, error) {
-	writer, err := openWriter(path, cacheSize)
+	// The writer does not checkpoint: a checkpointer does, beside it (checkpoint.go).
+	writer, err := openWriter(path, cacheSize, "wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, err
 	}
@@ -139,13 +140,21 @@ func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize st
 	}
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
-	return migrated(ctx, path, sqlstore.NewSplit(writer, reader, d))
+	cp, err := startCheckpointer(path, CheckpointEvery)
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, err
+	}
+	db := sqlstore.NewSplit(writer, reader, d)
+	db.OnClose(cp.close)
+	return migrated(ctx, path, db)
 }
 
 // openWriter opens the one writer connection of path, for which writers queue in Go.
-func openWriter(path, cacheSize string) (*sql.DB, error) {
-	writer, err := open(path, "journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)",
-		"temp_store(MEMORY)", cacheSize)
+func openWriter(path string, pragmas ...string) (*sql.DB, error) {
+	writer, err := open(path, append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)",
+		"synchronous(NORMAL)", "temp_store(MEMORY)"}, pragmas...)...)
 	if err != nil {
 		return nil, err
 	}

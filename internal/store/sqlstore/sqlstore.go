@@ -119,7 +119,13 @@ type DB struct {
 	// logs holds the request log's entries when they live in a database of their own
 	// (SetRequestLogs); nil: in this one.
 	logs *DB
+	// onClose runs first in Close (OnClose): helpers of the store's own, such as
+	// SQLite's checkpointer, stopped before its connections close.
+	onClose []func()
 }
+
+// OnClose makes Close run fn first. Called before the store is used.
+func (s *DB) OnClose(fn func()) { s.onClose = append(s.onClose, fn) }
 
 // SetRequestLogs makes logs, a database of the request log's own schema, hold the
 // request log's entries (store.RequestLogs) from now on; Close closes it. Called once,
@@ -262,6 +268,10 @@ func (s *DB) Analyze(ctx context.Context) error {
 
 // Close closes the database.
 func (s *DB) Close() error {
+	for _, fn := range s.onClose {
+		fn()
+	}
+	s.onClose = nil
 	if s.stmts != nil {
 		s.stmts.close()
 	}
