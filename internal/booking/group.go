@@ -30,7 +30,12 @@ import (
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
 // On SQLite one group at a time runs its bookings (atOnce 1) and commits them: the next
-// one starts once the previous one committed (oneConn). A group there starts at once
+// one starts once the previous one committed (oneConn). There each group runs on a
+// goroutine of its own (write), started when the turn is free and a booking queued:
+// the callers only wait for their answers. (Before, the turn woke every caller
+// waiting, and the one that took it ran the next group: the one connection sat idle
+// while the woken callers, the group's bookings among them, were scheduled in turn.)
+// A group there starts at once
 // and takes in the bookings that queue while it runs (absorb), up to max; once none is
 // queued, it waits for the bookings Book announced that are still on their way, until
 // comingWait after it started, and then commits.
@@ -53,6 +58,15 @@ import (
 
 // DefaultBookGroupMax is how many bookings one group commit takes at most.
 const DefaultBookGroupMax = 32
+
+// DefaultBookGroupMaxOneConn is DefaultBookGroupMax on one writer connection (SQLite).
+// A group there takes in the bookings that queue while it runs: up to 32, it took in
+// nearly every booking in flight (12 of 16 connections' in the load benchmark), so
+// that they were all answered at once, came back at once, and the connection sat idle
+// while they did. Groups of at most 8 leave bookings to form the next group while one
+// commits: 8 to 26 % more bookings a second at 16 connections, and no fewer at 64
+// (docs/performance-history.md, "Night 3").
+const DefaultBookGroupMaxOneConn = 8
 
 // DefaultBookGroupsAtOnce is how many groups run their bookings at the same time on
 // PostgreSQL (docs/performance-history.md, "bookfast3"): one at a time, a group's bookings ran
@@ -97,6 +111,7 @@ type groupCommitter struct {
 	mu      sync.Mutex
 	queue   []*txJob
 	running int           // groups running their bookings (held turns)
+	writing bool          // on one connection: a group's goroutine is started, not yet past take (write)
 	wake    chan struct{} // closed when the queue grew or a turn was given back
 	// coming counts the bookings Book announced that have not queued yet (announce). On
 	// one connection, a group does not commit while some are coming, for up to
@@ -130,10 +145,38 @@ func newGroupCommitter(st store.Store, log *slog.Logger, most, atOnce int, oneCo
 		comingWait: DefaultComingWait, wake: make(chan struct{}), arrivals: make(chan struct{}, 1)}
 }
 
-// signal wakes the callers waiting for a turn or a bigger queue. g.mu is held.
+// signal wakes the callers waiting for a turn or a bigger queue; on one connection it
+// starts the next group's goroutine when a group may start. g.mu is held.
 func (g *groupCommitter) signal() {
 	close(g.wake)
 	g.wake = make(chan struct{})
+	if g.oneConn && !g.writing && g.running < g.atOnce && len(g.queue) > 0 {
+		g.writing = true
+		go g.write()
+	}
+}
+
+// write runs the queue's next group on one connection, if one may start. The turn
+// it gives back right after the COMMIT (commit) starts the next group's goroutine
+// while this one still does the group's after-commit work and answers it. A panic in
+// a booking is its own request's (runJob); one outside them is logged here, rather
+// than end the process, once the group answered its bookings (commit's deferred
+// answers send them to run alone).
+func (g *groupCommitter) write() {
+	g.mu.Lock()
+	batch := g.take()
+	g.writing = false
+	g.mu.Unlock()
+	if batch == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			g.log.Error("a group commit panicked; its bookings run alone",
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	g.commit(batch)
 }
 
 // nudge wakes the group waiting in absorb, if any.
@@ -278,6 +321,9 @@ func (s *Service) groups() *groupCommitter {
 		n, atOnce := s.BookGroupMax, s.BookGroupsAtOnce
 		if n == 0 {
 			n = DefaultBookGroupMax
+			if sqlite {
+				n = DefaultBookGroupMaxOneConn
+			}
 		}
 		if atOnce == 0 {
 			atOnce = DefaultBookGroupsAtOnce
@@ -293,8 +339,9 @@ func (s *Service) groups() *groupCommitter {
 }
 
 // run queues fn and waits for its answer: nil when its group committed it, its own
-// error, or errRunAlone. A caller that finds a turn free takes it and runs the queue's
-// next group itself (which may hold other callers' bookings and not its own).
+// error, or errRunAlone. On one connection a goroutine of the group's runs it (write);
+// otherwise a caller that finds a turn free takes it and runs the queue's next group
+// itself (which may hold other callers' bookings and not its own).
 func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Context, store.Querier) error) error {
 	j := &txJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 	g.mu.Lock()
@@ -304,6 +351,8 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 	g.mu.Unlock()
 	if g.oneConn {
 		g.nudge() // the running group takes it in
+		<-j.done  // its group runs on a goroutine of its own (write)
+		return j.err
 	}
 	for {
 		select {

@@ -756,3 +756,96 @@ func TestGroupPanicInTakenInBooking(t *testing.T) {
 		t.Fatal("a booking after the panic was never answered")
 	}
 }
+
+// TestGroupsOnOneConnAtMostDefault: on SQLite, bookings queued together run in groups
+// of at most DefaultBookGroupMaxOneConn, so that a group never holds every booking in
+// flight (group.go): twelve queued run as a group of eight and one of four.
+func TestGroupsOnOneConnAtMostDefault(t *testing.T) {
+	ctx := context.Background()
+	svc := sqliteService(t) // BookGroupMax 0: the default
+	noop := func(context.Context, store.Querier) error { return nil }
+	queued, release := booking.HoldBookGroups(svc)
+	const n = booking.DefaultBookGroupMaxOneConn + 4
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- booking.BookTx(svc, ctx, noop) }()
+		waitQueued(t, queued, i+1)
+	}
+	release()
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if groups, grouped := svc.BookGroupStats(); groups != 2 || grouped != n {
+		t.Fatalf("%d groups of %d bookings in all; want 2 groups of %d: one of %d and one of 4",
+			groups, grouped, n, booking.DefaultBookGroupMaxOneConn)
+	}
+}
+
+// inTxPanicsOnce is a store whose first InTx panics before it runs anything: a fault
+// of the group commit itself, outside every booking.
+type inTxPanicsOnce struct {
+	store.Store
+	panicked atomic.Bool
+}
+
+func (s *inTxPanicsOnce) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	if s.panicked.CompareAndSwap(false, true) {
+		panic("the group's transaction")
+	}
+	return s.Store.InTx(ctx, fn)
+}
+
+// TestGroupPanicOutsideItsBookings: on SQLite a group runs on a goroutine of its own
+// (write), not a caller's. A panic there outside the bookings' own functions is logged
+// and does not end the process; the group's bookings are answered and run alone, and
+// the store books on.
+func TestGroupPanicOutsideItsBookings(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0]
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	st := &inTxPanicsOnce{Store: o.Open(t)}
+	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
+	var ran atomic.Int32
+	fn := func(context.Context, store.Querier) error { ran.Add(1); return nil }
+	queued, release := booking.HoldBookGroups(svc)
+	type answer struct {
+		err   error
+		panic any
+	}
+	answers := make(chan answer, 3)
+	book := func() {
+		a := answer{}
+		defer func() {
+			a.panic = recover()
+			answers <- a
+		}()
+		a.err = booking.BookTx(svc, ctx, fn)
+	}
+	for i := range 2 {
+		go book()
+		waitQueued(t, queued, i+1)
+	}
+	release()
+	for range 2 {
+		select {
+		case a := <-answers:
+			if a.err != nil || a.panic != nil {
+				t.Errorf("a booking of the panicking group: %+v; want it committed alone", a)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a booking of the panicking group was never answered")
+		}
+	}
+	if !st.panicked.Load() || ran.Load() != 2 {
+		t.Errorf("panicked %v, bookings ran %d times; want the group's panic, then each booking once, alone",
+			st.panicked.Load(), ran.Load())
+	}
+	go book()
+	if a := <-answers; a.err != nil || a.panic != nil {
+		t.Fatalf("a booking after the panic: %+v", a)
+	}
+}

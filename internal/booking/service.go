@@ -43,7 +43,7 @@ type Service struct {
 	// http, as serve --webhook-allow-private does for deliveries (development, tests).
 	WebhookAllowPrivate bool
 	// BookGroupMax is how many bookings one group commit takes at most (group.go):
-	// 1 commits every booking alone; 0 is DefaultBookGroupMax.
+	// 1 commits every booking alone; 0 is DefaultBookGroupMax (DefaultBookGroupMaxOneConn on SQLite).
 	BookGroupMax int
 	// BookGroupsAtOnce is how many groups may run their bookings at the same time
 	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
