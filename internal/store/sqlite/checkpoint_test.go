@@ -11,10 +11,12 @@ import (
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 )
 
-// TestCheckpointsBesideTheWriter: the writer never checkpoints in its COMMIT
-// (wal_autocheckpoint 0), yet what it commits reaches the database file soon after,
-// copied by the checkpointer's connection; Close stops it and closes its connection,
-// so that the writer's close, the last, removes the WAL.
+// TestCheckpointsBesideTheWriter: a commit too small for the writer's own checkpoint
+// (under SQLite's 1 000 pages) reaches the database file soon after, copied by the
+// checkpointer's connection; many commits leave the WAL about that size, not their
+// sum: the writer's checkpoints still end with every frame copied, and its next
+// transaction starts the WAL over; Close stops the checkpointer and closes its
+// connection, so that the writer's close, the last, removes the WAL.
 func TestCheckpointsBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tw.db")
@@ -23,31 +25,37 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var auto int
-	if err := st.SQL().QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil {
-		t.Fatal(err)
-	}
-	if auto != 0 {
-		t.Errorf("the writer's wal_autocheckpoint = %d; want 0 (the checkpointer's work)", auto)
-	}
+	db := st.SQL()
 	// The migrations' pages take a few hundred KB, some of them free for reuse: a file
 	// past size holds the commit below.
-	const size = 4 << 20 // about 1 000 pages: one automatic checkpoint's worth
-	if _, err := st.SQL().ExecContext(ctx, `CREATE TABLE checkpointed (v TEXT NOT NULL)`); err != nil {
+	const size = 2 << 20 // about 500 pages
+	if _, err := db.ExecContext(ctx, `CREATE TABLE checkpointed (v TEXT NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.SQL().ExecContext(ctx, `INSERT INTO checkpointed (v) VALUES ($1)`, strings.Repeat("x", size)); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO checkpointed (v) VALUES ($1)`, strings.Repeat("x", size)); err != nil {
 		t.Fatal(err)
 	}
 	// A generous bound, only so that a checkpointer that never runs fails the test
-	// rather than hangs it: it runs every sqlite.CheckpointEvery.
+	// rather than hangs it: it runs every sqlite.CheckpointBusy while the WAL grows.
 	for deadline := time.Now().Add(30 * time.Second); fileSize(t, path) < size; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the database file holds %d bytes after a commit of %d: the WAL was not checkpointed",
 				fileSize(t, path), size)
 		}
-		time.Sleep(sqlite.CheckpointEvery)
+		time.Sleep(sqlite.CheckpointBusy)
 	}
+
+	// 3 000 commits of a page or two each: about 24 MB of frames in all.
+	page := strings.Repeat("y", 4000)
+	for i := range 3000 {
+		if _, err := db.ExecContext(ctx, `INSERT INTO checkpointed (v) VALUES ($1)`, page); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+	}
+	if wal := fileSize(t, path+"-wal"); wal > 12<<20 {
+		t.Errorf("the WAL holds %d bytes after 3 000 small commits: it was never started over", wal)
+	}
+
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -123,8 +123,7 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 // openFile opens the database file at path with one writer connection (cacheSize its
 // page cache) and a pool of readers connections, and applies d's migrations.
 func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize string, readers int) (*sqlstore.DB, error) {
-	// The writer does not checkpoint: a checkpointer does, beside it (checkpoint.go).
-	writer, err := openWriter(path, cacheSize, "wal_autocheckpoint(0)")
+	writer, err := openWriter(path, cacheSize)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +139,8 @@ func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize st
 	}
 	reader.SetMaxOpenConns(readers)
 	reader.SetMaxIdleConns(readers)
-	cp, err := startCheckpointer(path, CheckpointEvery)
+	// Checkpoints beside the writer, which then finds little to copy in its own (checkpoint.go).
+	cp, err := startCheckpointer(path)
 	if err != nil {
 		reader.Close()
 		writer.Close()
