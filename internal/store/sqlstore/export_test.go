@@ -40,3 +40,6 @@ func (s *DB) SequencerStatements(now string) []SequencerStatement {
 
 // EventFeedQuery is EventFeed's statement for p and its arguments, for a test of its plan.
 func (s *DB) EventFeedQuery(p store.EventFeedParams) (string, []any) { return s.eventFeedQuery(p) }
+
+// EventsOfBookingSQL is EventListByBooking's statement.
+const EventsOfBookingSQL = eventsOfBookingSQL

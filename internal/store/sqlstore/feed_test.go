@@ -79,3 +79,50 @@ func TestEventFeedReadsThePartnersOwn(t *testing.T) {
 		}
 	})
 }
+
+// TestEventsOfABookingReadByItsReference: the portal's events of one booking are read
+// through events_booking_reference, not among all of the partner's events (it matched
+// their data's text, a scan that grew with the partner's history), and are the
+// booking's own booking events only.
+func TestEventsOfABookingReadByItsReference(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *sqlstore.DB, explain string) {
+		ctx := context.Background()
+		n := 0
+		event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
+			n++
+			return planEvent(n, partner, typ, data)
+		}
+		var list []*tradewind.Event
+		for range 3000 {
+			list = append(list, event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`))
+		}
+		list = append(list,
+			event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
+			event(1, tradewind.EventBookingCancelled, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
+			event(2, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`), // another partner's
+			event(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`))
+		if err := s.InTx(ctx, func(q store.Querier) error {
+			for _, e := range list {
+				if err := q.EventCreate(ctx, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Analyze(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if plan := planOf(t, s.SQL(), explain+sqlstore.EventsOfBookingSQL, 1, "HTL-BBBBBBBB"); !strings.Contains(plan, "events_booking_reference") {
+			t.Errorf("the events of a booking are not read by events_booking_reference:\n%s", plan)
+		}
+		got, err := s.EventListByBooking(ctx, 1, "HTL-BBBBBBBB")
+		if err != nil || len(got) != 2 || got[0].Type != string(tradewind.EventBookingConfirmed) || got[1].Type != string(tradewind.EventBookingCancelled) {
+			t.Errorf("events of HTL-BBBBBBBB = %+v, %v; want its confirmation and its cancellation", got, err)
+		}
+		if got, err := s.EventListByBooking(ctx, 1, ""); err != nil || len(got) != 0 {
+			t.Errorf("events of no reference = %+v, %v; want none", got, err)
+		}
+	})
+}

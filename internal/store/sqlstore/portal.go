@@ -489,11 +489,18 @@ func scanEvent(row interface{ Scan(...any) error }) (*store.EventRow, error) {
 	return &e, nil
 }
 
+// eventsOfBookingSQL reads a partner's booking events about one booking by
+// events_booking_reference: the reference every event insert copies from its data
+// (eventArgs). It used to match the data's text among all the partner's events, whose
+// count grows with the partner's history, on every view of a booking in the portal.
+const eventsOfBookingSQL = `SELECT id, partner_id, type, data, created_at FROM events
+		WHERE partner_id = $1 AND booking_reference = $2 AND type LIKE 'booking.%' ORDER BY created_at, id LIMIT 100`
+
 func (q *queries) EventListByBooking(ctx context.Context, partnerID int64, reference string) ([]*store.EventRow, error) {
-	// Booking events carry "reference" in their data; the LIKE narrows, the Go check decides.
-	rows, err := q.db.QueryContext(ctx, `SELECT id, partner_id, type, data, created_at FROM events
-		WHERE partner_id = $1 AND type LIKE 'booking.%' AND data LIKE $2 ORDER BY created_at, id LIMIT 100`,
-		partnerID, `%"reference":"`+reference+`"%`)
+	if reference == "" {
+		return nil, nil // the events of no booking (availability's) are never a booking's
+	}
+	rows, err := q.db.QueryContext(ctx, eventsOfBookingSQL, partnerID, reference)
 	if err != nil {
 		return nil, q.interpret(err)
 	}
