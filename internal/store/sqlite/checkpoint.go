@@ -44,11 +44,7 @@ func startCheckpointer(path string) (*checkpointer, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	c := &checkpointer{db: db, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &checkpointer{db: oneConnection(db), stop: make(chan struct{}), done: make(chan struct{})}
 	go c.run()
 	return c, nil
 }

@@ -158,11 +158,16 @@ func openWriter(path string, pragmas ...string) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetMaxIdleConns(1)
-	writer.SetConnMaxLifetime(0)
-	writer.SetConnMaxIdleTime(0)
-	return writer, nil
+	return oneConnection(writer), nil
+}
+
+// oneConnection keeps db to one connection, open for as long as db is.
+func oneConnection(db *sql.DB) *sql.DB {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db
 }
 
 func migrated(ctx context.Context, path string, s *sqlstore.DB) (*sqlstore.DB, error) {

@@ -19,11 +19,7 @@ import (
 func TestEventFeedReadsThePartnersOwn(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *sqlstore.DB, explain string) {
 		ctx := context.Background()
-		n := 0
-		event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
-			n++
-			return planEvent(n, partner, typ, data)
-		}
+		event := planEvents()
 		if err := s.InTx(ctx, func(q store.Querier) error {
 			var list []*tradewind.Event
 			for range 3000 {
@@ -87,11 +83,7 @@ func TestEventFeedReadsThePartnersOwn(t *testing.T) {
 func TestEventsOfABookingReadByItsReference(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *sqlstore.DB, explain string) {
 		ctx := context.Background()
-		n := 0
-		event := func(partner int64, typ tradewind.EventType, data string) *tradewind.Event {
-			n++
-			return planEvent(n, partner, typ, data)
-		}
+		event := planEvents()
 		var list []*tradewind.Event
 		for range 3000 {
 			list = append(list, event(1, tradewind.EventBookingConfirmed, `{"reference":"HTL-AAAAAAAA","product_type":"hotel"}`))

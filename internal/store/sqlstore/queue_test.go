@@ -112,6 +112,15 @@ func planEvent(i int, partnerID int64, typ tradewind.EventType, data string) *tr
 		CreatedAt: planStart.Add(time.Duration(i) * time.Millisecond)}
 }
 
+// planEvents returns a maker of a plan test's events, numbered in the order made.
+func planEvents() func(partnerID int64, typ tradewind.EventType, data string) *tradewind.Event {
+	n := 0
+	return func(partnerID int64, typ tradewind.EventType, data string) *tradewind.Event {
+		n++
+		return planEvent(n, partnerID, typ, data)
+	}
+}
+
 // planOf returns the plan a database prints for an EXPLAIN statement, each row's
 // columns joined, one row a line.
 func planOf(t *testing.T, db *sql.DB, explain string, args ...any) string {
