@@ -15,7 +15,8 @@ import (
 // (under SQLite's 1 000 pages) reaches the database file soon after, copied by the
 // checkpointer's connection; many commits leave the WAL about that size, not their
 // sum: the writer's checkpoints still end with every frame copied, and its next
-// transaction starts the WAL over; Close stops the checkpointer and closes its
+// transaction starts the WAL over; a WAL grown past sqlite.WALSizeLimit by one big
+// transaction is cut back once started over; Close stops the checkpointer and closes its
 // connection, so that the writer's close, the last, removes the WAL.
 func TestCheckpointsBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
@@ -54,6 +55,24 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 	}
 	if wal := fileSize(t, path+"-wal"); wal > 12<<20 {
 		t.Errorf("the WAL holds %d bytes after 3 000 small commits: it was never started over", wal)
+	}
+
+	// A transaction past sqlite.WALSizeLimit (a catalog import) leaves a WAL of its size,
+	// cut back once small commits start it over.
+	if _, err := db.ExecContext(ctx, `INSERT INTO checkpointed (v) VALUES ($1)`, strings.Repeat("z", sqlite.WALSizeLimit+(8<<20))); err != nil {
+		t.Fatal(err)
+	}
+	if wal := fileSize(t, path+"-wal"); wal <= sqlite.WALSizeLimit {
+		t.Fatalf("the WAL holds %d bytes after a commit past %d", wal, sqlite.WALSizeLimit)
+	}
+	for i := 0; fileSize(t, path+"-wal") > sqlite.WALSizeLimit; i++ {
+		if i == 3000 {
+			t.Fatalf("the WAL holds %d bytes after 3 000 small commits: not cut back to %d",
+				fileSize(t, path+"-wal"), sqlite.WALSizeLimit)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO checkpointed (v) VALUES ($1)`, page); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
 	}
 
 	if err := st.Close(); err != nil {

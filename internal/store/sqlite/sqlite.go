@@ -54,6 +54,10 @@ var Dialect = sqlstore.Dialect{
 	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"},
 }
 
+// WALSizeLimit is the size the WAL file is cut back to when it is started over (SQLite's
+// journal_size_limit). Steady writes keep it near 1 000 pages (4 MB), well under it.
+const WALSizeLimit = 64 << 20
+
 // ReadPool is how many connections serve reads outside transactions.
 const ReadPool = 8
 
@@ -123,7 +127,10 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 // openFile opens the database file at path with one writer connection (cacheSize its
 // page cache) and a pool of readers connections, and applies d's migrations.
 func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize string, readers int) (*sqlstore.DB, error) {
-	writer, err := openWriter(path, cacheSize)
+	// A transaction as big as a catalog import leaves a WAL of its size (about 1 GB at
+	// issue 12's catalog); the writer, which starts the WAL over, cuts the file back to
+	// WALSizeLimit when it does, rather than keep that size on disk until the server stops.
+	writer, err := openWriter(path, cacheSize, fmt.Sprintf("journal_size_limit(%d)", WALSizeLimit))
 	if err != nil {
 		return nil, err
 	}
