@@ -161,7 +161,7 @@ func (g *groupCommitter) signal() {
 // while this one still does the group's after-commit work and answers it. A panic in
 // a booking is its own request's (runJob); one outside them is logged here, rather
 // than end the process, once the group answered its bookings (commit's deferred
-// answers send them to run alone).
+// answers).
 func (g *groupCommitter) write() {
 	g.mu.Lock()
 	batch := g.take()
@@ -172,7 +172,7 @@ func (g *groupCommitter) write() {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			g.log.Error("a group commit panicked; its bookings run alone",
+			g.log.Error("a group commit panicked; its bookings are answered as they ran if it committed, and run alone if not",
 				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		}
 	}()
@@ -388,23 +388,34 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	// right after it (store.WithAfterCommit), before the read model applies the
 	// group's claims in the tracked store's InTx; by the deferred done when the
 	// transaction failed.
-	txCtx := context.Background()
+	committed := false  // the COMMIT succeeded: the store ran the after-commit hook
+	var results []error // each booking's answer once its group ran it
+	txCtx := store.WithAfterCommit(context.Background(), func() {
+		committed = true
+		if g.oneConn {
+			done()
+		}
+	})
 	if g.oneConn {
 		release = func() {}
-		txCtx = store.WithAfterCommit(txCtx, done)
 	}
 	answered := false
 	defer func() {
 		if answered {
 			return
 		}
-		// A booking panicked: answer the others (their transaction did not commit)
-		// before the panic goes on, rather than leave them waiting.
-		for _, j := range batch {
+		// A panic: answer every booking before it goes on, rather than leave them
+		// waiting. Before the COMMIT nothing of the group stayed, and its bookings run
+		// again alone. After it (in the after-commit work: the read model's) they are
+		// made, and are answered as they ran: run again, they would be made twice.
+		for i, j := range batch {
 			select {
 			case <-j.done:
 			default:
 				j.err = errRunAlone
+				if committed && i < len(results) {
+					j.err = results[i]
+				}
 				close(j.done)
 			}
 		}
@@ -415,7 +426,8 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		// meanwhile form the next group. (On one connection a group of one runs as a
 		// group: bookings queued while it runs join it.)
 		j := batch[0]
-		err := g.st.InTx(j.ctx, func(tx store.Querier) error {
+		results = make([]error, 1) // committed, it ran without error
+		err := g.st.InTx(store.WithAfterCommit(j.ctx, func() { committed = true }), func(tx store.Querier) error {
 			err := j.fn(j.ctx, tx)
 			release()
 			return err
@@ -425,7 +437,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		close(j.done)
 		return
 	}
-	results := make([]error, len(batch))
+	results = make([]error, len(batch))
 	var draws []*store.LedgerEntry // the credit draws of the bookings that ran
 	ran := false
 	err := g.st.InTx(txCtx, func(tx store.Querier) error {

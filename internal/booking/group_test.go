@@ -849,3 +849,76 @@ func TestGroupPanicOutsideItsBookings(t *testing.T) {
 		t.Fatalf("a booking after the panic: %+v", a)
 	}
 }
+
+// panicsAfterCommitOnce is a store whose first InTx panics once its transaction has
+// committed: as the read model's after-commit work could.
+type panicsAfterCommitOnce struct {
+	store.Store
+	panicked atomic.Bool
+}
+
+func (s *panicsAfterCommitOnce) InTx(ctx context.Context, fn func(q store.Querier) error) error {
+	err := s.Store.InTx(ctx, fn)
+	if err == nil && s.panicked.CompareAndSwap(false, true) {
+		panic("after the group's COMMIT")
+	}
+	return err
+}
+
+// TestGroupPanicAfterItsCommit: a panic after a group's COMMIT answers its bookings as
+// they ran, once each: run again alone, they would be made twice.
+func TestGroupPanicAfterItsCommit(t *testing.T) {
+	ctx := context.Background()
+	o := storetest.Openers()[0]
+	if o.Name != "sqlite" {
+		t.Fatalf("opener %q, want sqlite", o.Name)
+	}
+	st := &panicsAfterCommitOnce{Store: o.Open(t)}
+	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
+	var ran atomic.Int32
+	fn := func(fail bool) func(context.Context, store.Querier) error {
+		return func(context.Context, store.Querier) error {
+			ran.Add(1)
+			if fail {
+				return tradewind.Errorf(tradewind.ECodeInvalidQuote, "refused")
+			}
+			return nil
+		}
+	}
+	queued, release := booking.HoldBookGroups(svc)
+	type answer struct {
+		err   error
+		panic any
+	}
+	answers := make(chan answer, 2)
+	for i, fail := range []bool{false, true} {
+		go func() {
+			a := answer{}
+			defer func() {
+				a.panic = recover()
+				answers <- a
+			}()
+			a.err = booking.BookTx(svc, ctx, fn(fail))
+		}()
+		waitQueued(t, queued, i+1)
+	}
+	release()
+	var ok, invalid int
+	for range 2 {
+		a := <-answers
+		switch {
+		case a.panic != nil:
+			t.Errorf("a booking met the group's panic: %v", a.panic)
+		case a.err == nil:
+			ok++
+		case tradewind.ErrorCode(a.err) == tradewind.ECodeInvalidQuote:
+			invalid++
+		default:
+			t.Errorf("a booking of the group: %v", a.err)
+		}
+	}
+	if !st.panicked.Load() || ok != 1 || invalid != 1 || ran.Load() != 2 {
+		t.Errorf("panicked %v, %d made, %d refused, %d runs; want each answered as it ran in the group, once",
+			st.panicked.Load(), ok, invalid, ran.Load())
+	}
+}
