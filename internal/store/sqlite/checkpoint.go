@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -16,7 +17,8 @@ import (
 // WAL and of the database file, of as much data, while no transaction could run. The
 // writer still checkpoints so (wal_autocheckpoint as SQLite's default): only a
 // checkpoint that ends with every frame copied lets the writer's next transaction
-// start the WAL over from its beginning, and the writer's is the one that does
+// start the WAL over from its beginning, and under steady writes only the writer's
+// own, right after its COMMIT, ends so before its next transaction
 // (docs/performance-history.md, "Night 3": a checkpointer alone let the WAL grow by
 // gigabytes under a steady load, and writes that extend a file cost more). With the
 // checkpointer, it copies the last few milliseconds' frames and syncs as little.
@@ -30,10 +32,11 @@ const (
 // checkpointer runs PASSIVE checkpoints of one database file on a connection of its
 // own, until stopped.
 type checkpointer struct {
-	db   *sql.DB
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	db     *sql.DB
+	ctx    context.Context    // cancelled by close: a checkpoint cut short is safe
+	cancel context.CancelFunc // cancels ctx
+	done   chan struct{}
+	once   sync.Once
 }
 
 // startCheckpointer opens path once more, for checkpoints only, and starts them.
@@ -44,7 +47,12 @@ func startCheckpointer(path string) (*checkpointer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checkpointer{db: oneConnection(db), stop: make(chan struct{}), done: make(chan struct{})}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite %s: checkpointer: %w", path, err)
+	}
+	c := &checkpointer{db: oneConnection(db), done: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	go c.run()
 	return c, nil
 }
@@ -56,16 +64,18 @@ func (c *checkpointer) run() {
 	last := -1 // the WAL's frames at the last checkpoint
 	for {
 		select {
-		case <-c.stop:
+		case <-c.ctx.Done():
 			return
 		case <-t.C:
 		}
-		// PASSIVE neither waits for nor blocks the writer and the readers. It fails
-		// only while another connection checkpoints the file (the writer, or the
-		// operator's CLI): the next run tries again.
+		// PASSIVE neither waits for nor blocks the writer and the readers. While
+		// another connection checkpoints the file (the writer, or the operator's CLI)
+		// it answers busy, and the next run tries again. An error (the file gone, say)
+		// waits as long as an idle WAL does: the writer's own checkpoints go on.
 		var busy, frames, copied int
 		next := CheckpointIdle
-		if err := c.db.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil || frames != last {
+		err := c.db.QueryRowContext(c.ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied)
+		if err == nil && frames != last {
 			last, next = frames, CheckpointBusy
 		}
 		t.Reset(next)
@@ -76,7 +86,7 @@ func (c *checkpointer) run() {
 // file's last connection, then checkpoints what is left and removes the WAL.
 func (c *checkpointer) close() {
 	c.once.Do(func() {
-		close(c.stop)
+		c.cancel()
 		<-c.done
 		_ = c.db.Close()
 	})
