@@ -64,7 +64,7 @@ const DefaultBookGroupMax = 32
 // nearly every booking in flight (12 of 16 connections' in the load benchmark), so
 // that they were all answered at once, came back at once, and the connection sat idle
 // while they did. Groups of at most 8 leave bookings to form the next group while one
-// commits: 8 to 26 % more bookings a second at 16 connections, and no fewer at 64
+// commits: more bookings a second at 16 connections, as many at 64
 // (docs/performance-history.md, "Night 3").
 const DefaultBookGroupMaxOneConn = 8
 
