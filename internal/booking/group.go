@@ -351,8 +351,13 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 	g.mu.Unlock()
 	if g.oneConn {
 		g.nudge() // the running group takes it in
-		<-j.done  // its group runs on a goroutine of its own (write)
-		return j.err
+		// Its group runs on a goroutine of its own (write).
+		select {
+		case <-j.done:
+			return j.err
+		case <-ctx.Done():
+			return g.gaveUp(ctx, j)
+		}
 	}
 	for {
 		select {
@@ -372,8 +377,27 @@ func (g *groupCommitter) run(ctx context.Context, a *arrival, fn func(context.Co
 		case <-j.done:
 			return j.err
 		case <-wake:
+		case <-ctx.Done():
+			return g.gaveUp(ctx, j)
 		}
 	}
+}
+
+// gaveUp answers a booking whose request ended while it waited: its context's error
+// when no group took it yet (it leaves the queue, and never runs), or else its
+// group's answer, once given, since that group may commit it.
+func (g *groupCommitter) gaveUp(ctx context.Context, j *txJob) error {
+	g.mu.Lock()
+	i := slices.Index(g.queue, j)
+	if i >= 0 {
+		g.queue = slices.Delete(g.queue, i, i+1)
+	}
+	g.mu.Unlock()
+	if i >= 0 {
+		return ctx.Err()
+	}
+	<-j.done
+	return j.err
 }
 
 // commit runs batch as one transaction and answers each job. The caller holds a

@@ -2,6 +2,7 @@ package booking_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -921,4 +922,41 @@ func TestGroupPanicAfterItsCommit(t *testing.T) {
 		t.Errorf("panicked %v, %d made, %d refused, %d runs; want each answered as it ran in the group, once",
 			st.panicked.Load(), ok, invalid, ran.Load())
 	}
+}
+
+// TestGroupQueuedBookingGivesUp: a booking whose request ends while it waits in the
+// queue is answered its context's error at once, leaves the queue and never runs; it
+// waited for a group to take it (a writer held by a long transaction).
+func TestGroupQueuedBookingGivesUp(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax // PostgreSQL too
+		var ran atomic.Int32
+		fn := func(context.Context, store.Querier) error { ran.Add(1); return nil }
+		queued, release := booking.HoldBookGroups(svc)
+		ctx, cancel := context.WithCancel(context.Background())
+		answered := make(chan error, 1)
+		go func() { answered <- booking.BookTx(svc, ctx, fn) }()
+		waitQueued(t, queued, 1)
+		cancel()
+		select {
+		case err := <-answered:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the booking given up: %v; want context.Canceled", err)
+			}
+		case <-time.After(10 * time.Second):
+			release()
+			t.Fatal("the booking given up waited for a group")
+		}
+		if n := queued(); n != 0 {
+			t.Errorf("%d bookings queued after the one given up left; want 0", n)
+		}
+		release()
+		if err := booking.BookTx(svc, context.Background(), fn); err != nil {
+			t.Fatal(err)
+		}
+		if n := ran.Load(); n != 1 {
+			t.Errorf("%d bookings ran; want 1: the one given up never runs", n)
+		}
+	})
 }
