@@ -390,10 +390,7 @@ func waitQueued(t *testing.T, queued func() int, n int) {
 // gives up (refused before its transaction) is not waited for, and the wait is bounded.
 func TestGroupWaitsForComingBookings(t *testing.T) {
 	ctx := context.Background()
-	o := storetest.Openers()[0] // sqlite: one writer connection; PostgreSQL groups never wait
-	if o.Name != "sqlite" {
-		t.Fatalf("opener %q, want sqlite", o.Name)
-	}
+	o := sqliteOpener(t) // PostgreSQL groups never wait
 	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 	booking.SetBookComingWait(svc, time.Hour)
 	var ran sync.Map
@@ -474,10 +471,7 @@ func (s *afterCommitHold) InTx(ctx context.Context, fn func(q store.Querier) err
 // (the read model's reload) still runs.
 func TestGroupTurnFreeOnceCommitted(t *testing.T) {
 	ctx := context.Background()
-	o := storetest.Openers()[0]
-	if o.Name != "sqlite" {
-		t.Fatalf("opener %q, want sqlite", o.Name)
-	}
+	o := sqliteOpener(t)
 	st := &afterCommitHold{Store: o.Open(t), committed: make(chan struct{}), hold: make(chan struct{})}
 	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
 	noop := func(context.Context, store.Querier) error { return nil }
@@ -594,14 +588,22 @@ func TestGroupLockWaitRunsAlone(t *testing.T) {
 	}
 }
 
-// sqliteService is a live service on SQLite, whose one writer connection makes groups
-// take in the bookings that queue while they run (absorb).
-func sqliteService(t *testing.T) *booking.Service {
+// sqliteOpener is the SQLite opener: one writer connection, where groups take in the
+// bookings that queue while they run and run on goroutines of their own.
+func sqliteOpener(t *testing.T) storetest.Opener {
 	t.Helper()
 	o := storetest.Openers()[0]
 	if o.Name != "sqlite" {
 		t.Fatalf("opener %q, want sqlite", o.Name)
 	}
+	return o
+}
+
+// sqliteService is a live service on SQLite, whose one writer connection makes groups
+// take in the bookings that queue while they run (absorb).
+func sqliteService(t *testing.T) *booking.Service {
+	t.Helper()
+	o := sqliteOpener(t)
 	svc, _ := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 	return svc
 }
@@ -804,10 +806,7 @@ func (s *inTxPanicsOnce) InTx(ctx context.Context, fn func(q store.Querier) erro
 // the store books on.
 func TestGroupPanicOutsideItsBookings(t *testing.T) {
 	ctx := context.Background()
-	o := storetest.Openers()[0]
-	if o.Name != "sqlite" {
-		t.Fatalf("opener %q, want sqlite", o.Name)
-	}
+	o := sqliteOpener(t)
 	st := &inTxPanicsOnce{Store: o.Open(t)}
 	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
 	var ran atomic.Int32
@@ -870,10 +869,7 @@ func (s *panicsAfterCommitOnce) InTx(ctx context.Context, fn func(q store.Querie
 // they ran, once each: run again alone, they would be made twice.
 func TestGroupPanicAfterItsCommit(t *testing.T) {
 	ctx := context.Background()
-	o := storetest.Openers()[0]
-	if o.Name != "sqlite" {
-		t.Fatalf("opener %q, want sqlite", o.Name)
-	}
+	o := sqliteOpener(t)
 	st := &panicsAfterCommitOnce{Store: o.Open(t)}
 	svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
 	var ran atomic.Int32

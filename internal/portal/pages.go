@@ -123,13 +123,7 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 		return nil, err
 	}
 	d := &BookingDetail{Booking: b}
-	for _, e := range events {
-		var data struct {
-			Reference string `json:"reference"`
-		}
-		if json.Unmarshal(e.Data, &data) != nil || data.Reference != b.Reference {
-			continue
-		}
+	for _, e := range events { // the booking's own: matched by reference in the store
 		d.Events = append(d.Events, e)
 		ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, EventID: e.ID, Limit: PageSize})
 		if err != nil {
