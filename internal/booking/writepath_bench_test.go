@@ -119,8 +119,10 @@ const benchRequestHash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c
 // request's fingerprint, its confirmation event and deliveries, its share of the group's credit
 // draw), with arguments made before it and no quote, pricing, validation or JSON. It
 // tells how far the store's own work per booking lets bookings go against
-// BenchmarkCommitFloor, whatever the service and HTTP around them cost. The variants
-// leave one part out each, to price it (docs/performance-history.md, "Night"):
+// BenchmarkCommitFloor, whatever the service and HTTP around them cost. Each booking
+// claims one night; the variants leave one part out each, to price it
+// (docs/performance-history.md, "Night"), and three-nights claims three, as a hotel
+// stay often does (the change rows of each night: "Night 4"):
 //
 //	go test -run XXX -bench 'BookStatementsParallel|BookParallel/.*/group$|CommitFloor' ./internal/booking/
 func BenchmarkBookStatementsParallel(b *testing.B) {
@@ -128,6 +130,7 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 		name                   string
 		itemCheck, event, draw bool
 		dropIndexes            []string // dropped before the run: the list filters' and lookups' indexes
+		nights                 int      // claimed; 0: one
 	}
 	filterIndexes := []string{"bookings_partner_test", "bookings_partner_status", "bookings_partner_product",
 		"bookings_partner_created_at", "bookings_partner_service", "events_booking_reference"}
@@ -138,6 +141,7 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 		{name: "no-draw", itemCheck: true, event: true},
 		{name: "no-filter-indexes", itemCheck: true, event: true, draw: true, dropIndexes: filterIndexes},
 		{name: "claim-and-booking-only"},
+		{name: "three-nights", itemCheck: true, event: true, draw: true, nights: 3},
 	}
 	for _, o := range storetest.Openers() {
 		for _, v := range variants {
@@ -164,20 +168,21 @@ func BenchmarkBookStatementsParallel(b *testing.B) {
 				details := []byte(`{"board":"room_only","cancellation_policy":"free_until_48h","guest_name":"Bench","hotel_name":"Bench Hotel","nights":1,"room_name":"Double","rooms":1}`)
 				writeParallel(b, svc, doc, func(i int, h *catalog.Hotel) error {
 					room := h.Rooms[i%len(h.Rooms)]
+					nights := max(v.nights, 1)
 					from := apitest.Day(1 + i%50)
 					now := svc.Clock.Now()
 					key := fmt.Sprint("stmts-", i)
 					bk := &tradewind.Booking{Reference: fmt.Sprintf("HTL-%08d", i), PartnerID: c.Partner.ID, KeyID: c.Key.ID,
 						ProductType: tradewind.ProductHotel, Status: tradewind.StatusConfirmed, PricingMode: c.Partner.PricingMode,
 						TotalPrice: 10000, Currency: c.Partner.Currency, IdempotencyKey: key, RequestHash: benchRequestHash, ItemID: h.ID, UnitKind: "room",
-						UnitID: room.ID, StartDate: from, EndDate: apitest.Day(2 + i%50), Quantity: 1, CreditDrawn: 10000,
+						UnitID: room.ID, StartDate: from, EndDate: apitest.Day(1 + nights + i%50), Quantity: 1, CreditDrawn: 10000,
 						Quote: quote, Guest: guest, Details: details, CreatedAt: now, UpdatedAt: now}
 					var events []*tradewind.Event
 					if v.event {
 						events = append(events, &tradewind.Event{ID: booking.NewEventID(now), PartnerID: c.Partner.ID,
 							Type: tradewind.EventBookingConfirmed, Data: details, CreatedAt: now})
 					}
-					claim := store.Claim{Kind: "room", ItemID: h.ID, UnitID: room.ID, From: from, To: from, Quantity: 1}
+					claim := store.Claim{Kind: "room", ItemID: h.ID, UnitID: room.ID, From: from, To: apitest.Day(nights + i%50), Quantity: 1}
 					if v.itemCheck {
 						claim.IfItem = &store.Item{Kind: tradewind.ProductHotel, ID: h.ID, Data: stored[h.ID]}
 					}
