@@ -90,7 +90,7 @@ func main() {
 	flag.StringVar(&c.only, "only", "", "comma-separated scenario names to run (default: all)")
 	flag.BoolVar(&c.storeReads, "store-reads", false, "searches and availability read the database, not the read model (the path before it)")
 	flag.IntVar(&c.bookGroupMax, "book-group-max", 0, "bookings per group commit at most (1: every booking alone; 0: the service's default, booking.DefaultBookGroupMax, booking.DefaultBookGroupMaxOneConn on SQLite)")
-	flag.IntVar(&c.bookGroupsAtOnce, "book-groups-at-once", 0, "group commits running their bookings at the same time at most (0: the service's default, 1 on SQLite, booking.DefaultBookGroupsAtOnce on PostgreSQL)")
+	flag.IntVar(&c.bookGroupsAtOnce, "book-groups-at-once", 0, "PostgreSQL: group commits running their bookings at the same time at most (0: booking.DefaultBookGroupsAtOnce); always 1 on SQLite")
 	flag.DurationVar(&c.bookGroupLockWait, "book-group-lock-wait", 0, "PostgreSQL: how long a booking in a group waits for a row another transaction holds before it runs again alone (0: no bound; deadlocks wait for deadlock_timeout)")
 	flag.StringVar(&c.requestLog, "request-log", "on", "on: the request log and usage counters written to the database as serve does, with the entries the queue dropped per scenario; off: no request log; both: each read scenario run with the log off, then on, and the log's cost in throughput reported (writes run with it on)")
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")

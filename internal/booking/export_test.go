@@ -28,6 +28,14 @@ func HoldBookGroups(s *Service) (queued func() int, release func()) {
 		}
 }
 
+// BookQueued returns how many bookings wait in the queue for a group to take them.
+func BookQueued(s *Service) int {
+	g := s.groups()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
 // BookTx runs fn as a booking's transaction function (in a group, or alone).
 func BookTx(s *Service, ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
 	return s.bookTx(ctx, nil, fn)

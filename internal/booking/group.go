@@ -325,11 +325,13 @@ func (s *Service) groups() *groupCommitter {
 				n = DefaultBookGroupMaxOneConn
 			}
 		}
-		if atOnce == 0 {
+		switch {
+		case sqlite:
+			// One writer connection: a second group would only take bookings the running
+			// one would take in, and wait for the connection with them.
+			atOnce = 1
+		case atOnce == 0:
 			atOnce = DefaultBookGroupsAtOnce
-			if sqlite {
-				atOnce = 1 // one writer connection: a second group would only wait for it
-			}
 		}
 		if n > 1 {
 			s.group = newGroupCommitter(s.Store, s.Logger, n, atOnce, sqlite, s.BookGroupLockWait)

@@ -786,6 +786,44 @@ func TestGroupsOnOneConnAtMostDefault(t *testing.T) {
 	}
 }
 
+// TestGroupsOnOneConnOneAtATime: on SQLite one group runs at a time whatever
+// BookGroupsAtOnce asks. Bookings queued while a group runs wait for it, which takes
+// them in once its own ran; a second group started beside it would only have taken
+// them and waited for the one connection, each a goroutine of its own.
+func TestGroupsOnOneConnOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	svc := sqliteService(t)
+	svc.BookGroupsAtOnce = 4
+	entered, leave := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- booking.BookTx(svc, ctx, func(context.Context, store.Querier) error {
+			close(entered)
+			<-leave
+			return nil
+		})
+	}()
+	<-entered
+	noop := func(context.Context, store.Querier) error { return nil }
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() { errs <- booking.BookTx(svc, ctx, noop) }()
+		waitQueued(t, func() int { return booking.BookQueued(svc) }, i+1)
+	}
+	close(leave)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if groups, grouped := svc.BookGroupStats(); groups != 1 || grouped != 4 {
+		t.Fatalf("%d groups of %d bookings in all; want the running group to take in the three queued: 1 of 4", groups, grouped)
+	}
+}
+
 // inTxPanicsOnce is a store whose first InTx panics before it runs anything: a fault
 // of the group commit itself, outside every booking.
 type inTxPanicsOnce struct {

@@ -45,9 +45,9 @@ type Service struct {
 	// BookGroupMax is how many bookings one group commit takes at most (group.go):
 	// 1 commits every booking alone; 0 is DefaultBookGroupMax (DefaultBookGroupMaxOneConn on SQLite).
 	BookGroupMax int
-	// BookGroupsAtOnce is how many groups may run their bookings at the same time
-	// (group.go): 0 is 1 on SQLite (one writer) and DefaultBookGroupsAtOnce on
-	// PostgreSQL.
+	// BookGroupsAtOnce is how many groups may run their bookings at the same time on
+	// PostgreSQL (group.go); 0 is DefaultBookGroupsAtOnce. On SQLite (one writer) it
+	// is always 1.
 	BookGroupsAtOnce int
 	// BookGroupLockWait, when positive, bounds how long a booking in a group waits for
 	// a row another transaction holds (store.LockWaits; PostgreSQL): past it the
