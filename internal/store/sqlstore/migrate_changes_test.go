@@ -12,8 +12,9 @@ import (
 // TestSQLiteChangeRowsUpserted: since migration 00033 SQLite's inventory triggers keep
 // at most one unsequenced change row per unit, widened by every write of the unit until
 // the sequencer places it (one upsert a row written, where 00030 ran two statements).
-// The unsequenced rows of one unit 00030 left are merged into one by the migration, and
-// an item's record changes (no unit) are never merged. The Down step brings 00030's
+// The unsequenced rows of one unit 00030 left are merged into one by the migration,
+// which leaves placed rows and an item's record changes (no unit) as they are; those are
+// never merged or widened. The Down step brings 00030's
 // triggers back.
 func TestSQLiteChangeRowsUpserted(t *testing.T) {
 	ctx := context.Background()
@@ -72,19 +73,27 @@ func TestSQLiteChangeRowsUpserted(t *testing.T) {
 		}
 	}
 	exec(`DELETE FROM changes`)
+	// A row of unit 101 a poll placed already, and an unsequenced change of the item's
+	// record: the migration's merge leaves both as they are.
+	exec(`INSERT INTO changes (kind, item_id, unit_kind, unit_id, day_from, day_to, seq, sequenced_at)
+		VALUES ('hotel', 1, 'room', 101, '2027-01-01', '2027-01-01', 1000, '2027-01-01 00:00:00')`)
+	exec(`INSERT INTO changes (kind, item_id) VALUES ('hotel', 1)`)
+	placed := change{int64(101), "2027-01-01", "2027-01-01", true}
+	item := change{nil, nil, nil, false}
 
 	// 00030's triggers: claims of one unit apart from each other leave two rows of it.
 	claim(101, 3, 5)
 	claim(102, 3, 3)
 	claim(101, 10, 10)
-	same("00030", []change{{int64(101), "2027-01-03", "2027-01-05", false}, {int64(102), "2027-01-03", "2027-01-03", false},
+	same("00030", []change{placed, item, {int64(101), "2027-01-03", "2027-01-05", false}, {int64(102), "2027-01-03", "2027-01-03", false},
 		{int64(101), "2027-01-10", "2027-01-10", false}})
 
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The migration merged the unit's two unsequenced rows into the last one.
-	same("migrated", []change{{int64(102), "2027-01-03", "2027-01-03", false}, {int64(101), "2027-01-03", "2027-01-10", false}})
+	// The migration merged the unit's two unsequenced rows into the last one, and kept
+	// its placed row and the item's.
+	same("migrated", []change{placed, item, {int64(102), "2027-01-03", "2027-01-03", false}, {int64(101), "2027-01-03", "2027-01-10", false}})
 
 	// Every write of a unit widens its unsequenced row, a claim's three nights and a
 	// release alike; an item's record change has a row of its own.
@@ -95,14 +104,15 @@ func TestSQLiteChangeRowsUpserted(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(`DELETE FROM inventory WHERE kind = 'room' AND item_id = 1 AND unit_id = 102 AND day = '2027-01-01'`)
-	same("upserted", []change{{int64(102), "2027-01-01", "2027-01-09", false}, {int64(101), "2027-01-03", "2027-01-16", false},
-		{nil, nil, nil, false}, {nil, nil, nil, false}})
+	same("upserted", []change{placed, item, {int64(102), "2027-01-01", "2027-01-09", false}, {int64(101), "2027-01-03", "2027-01-16", false},
+		item, item})
 
 	// Once sequenced, a row is never widened again: the next write adds one.
 	exec(`UPDATE changes SET seq = id WHERE seq IS NULL`)
 	claim(101, 4, 4)
-	same("after the sequencer", []change{{int64(102), "2027-01-01", "2027-01-09", true}, {int64(101), "2027-01-03", "2027-01-16", true},
-		{nil, nil, nil, true}, {nil, nil, nil, true}, {int64(101), "2027-01-04", "2027-01-04", false}})
+	itemPlaced := change{nil, nil, nil, true}
+	same("after the sequencer", []change{placed, itemPlaced, {int64(102), "2027-01-01", "2027-01-09", true}, {int64(101), "2027-01-03", "2027-01-16", true},
+		itemPlaced, itemPlaced, {int64(101), "2027-01-04", "2027-01-04", false}})
 
 	// Down: 00030's triggers again, which add a row for a day the last row does not cover.
 	if err := s.MigrateDownTo(ctx, 32); err != nil {
@@ -110,7 +120,7 @@ func TestSQLiteChangeRowsUpserted(t *testing.T) {
 	}
 	claim(102, 12, 12)
 	claim(101, 5, 5)
-	same("down", []change{{int64(102), "2027-01-01", "2027-01-09", true}, {int64(101), "2027-01-03", "2027-01-16", true},
-		{nil, nil, nil, true}, {nil, nil, nil, true}, {int64(101), "2027-01-04", "2027-01-04", false},
+	same("down", []change{placed, itemPlaced, {int64(102), "2027-01-01", "2027-01-09", true}, {int64(101), "2027-01-03", "2027-01-16", true},
+		itemPlaced, itemPlaced, {int64(101), "2027-01-04", "2027-01-04", false},
 		{int64(102), "2027-01-12", "2027-01-12", false}, {int64(101), "2027-01-05", "2027-01-05", false}})
 }
