@@ -16,16 +16,12 @@ func HoldBookGroups(s *Service) (queued func() int, release func()) {
 	g.mu.Lock()
 	g.running += g.atOnce
 	g.mu.Unlock()
-	return func() int {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			return len(g.queue)
-		}, func() {
-			g.mu.Lock()
-			g.running -= g.atOnce
-			g.signal()
-			g.mu.Unlock()
-		}
+	return func() int { return BookQueued(s) }, func() {
+		g.mu.Lock()
+		g.running -= g.atOnce
+		g.signal()
+		g.mu.Unlock()
+	}
 }
 
 // BookQueued returns how many bookings wait in the queue for a group to take them.

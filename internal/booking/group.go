@@ -29,16 +29,16 @@ import (
 // group and held only for that statement and the commit. When they do not all fit,
 // the group runs alone instead, and each booking is answered its own refusal or not.
 //
-// On SQLite one group at a time runs its bookings (atOnce 1) and commits them: the next
-// one starts once the previous one committed (oneConn). There each group runs on a
-// goroutine of its own (write), started when the turn is free and a booking queued:
-// the callers only wait for their answers. (Before, the turn woke every caller
-// waiting, and the one that took it ran the next group: the one connection sat idle
-// while the woken callers, the group's bookings among them, were scheduled in turn.)
-// A group there starts at once
-// and takes in the bookings that queue while it runs (absorb), up to max; once none is
-// queued, it waits for the bookings Book announced that are still on their way, until
-// comingWait after it started, and then commits.
+// On SQLite one group at a time runs its bookings (atOnce 1, whatever is asked) and
+// commits them: the next one starts once the previous one committed (oneConn). There
+// each group runs on a goroutine of its own (write), started when the turn is free and a
+// booking queued: the callers only wait for their answers. (Before, the turn woke every
+// caller waiting, and the one that took it ran the next group: the one connection sat
+// idle while the woken callers, the group's bookings among them, were scheduled in
+// turn.) A group there starts at once and takes in the bookings that queue while it
+// runs (absorb), up to max; once none is queued, it waits for the bookings Book
+// announced that are still on their way, until comingWait after it started, and then
+// commits.
 // On PostgreSQL several groups run their bookings at once, each on its own connection
 // (a group's bookings run one after another, several round trips each), and wait for
 // a partner's credit row at their draws only, after their bookings ran: a group that

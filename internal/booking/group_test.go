@@ -383,6 +383,39 @@ func waitQueued(t *testing.T, queued func() int, n int) {
 	}
 }
 
+// bookAnswer is a booking's answer from bookAsync: its error, or the panic it met.
+type bookAnswer struct {
+	token string // the caller's name of the booking
+	err   error
+	panic any
+}
+
+// bookAsync runs fn as a booking's transaction function (booking.BookTx) on a goroutine
+// of its own, and sends its answer to answers, a panic included.
+func bookAsync(svc *booking.Service, ctx context.Context, token string, fn func(context.Context, store.Querier) error, answers chan<- bookAnswer) {
+	go func() {
+		a := bookAnswer{token: token}
+		defer func() {
+			a.panic = recover()
+			answers <- a
+		}()
+		a.err = booking.BookTx(svc, ctx, fn)
+	}()
+}
+
+// nextAnswer returns the next answer of answers; what, never answered within 20 s,
+// fails the test.
+func nextAnswer(t *testing.T, answers <-chan bookAnswer, what string) bookAnswer {
+	t.Helper()
+	select {
+	case a := <-answers:
+		return a
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s was never answered", what)
+		return bookAnswer{}
+	}
+}
+
 // TestGroupWaitsForComingBookings: on SQLite's one writer connection a group does not
 // commit while bookings announced as coming (Book announces each as it starts) have not
 // queued: it runs the bookings queued, takes in the coming ones as they queue, and
@@ -684,22 +717,8 @@ func TestGroupPanicInTakenInBooking(t *testing.T) {
 		}
 		return n.(*atomic.Int32).Load()
 	}
-	type answer struct {
-		token string
-		err   error
-		panic any
-	}
-	answers := make(chan answer, 4)
-	start := func(token string, panics bool) {
-		go func() {
-			a := answer{token: token}
-			defer func() {
-				a.panic = recover()
-				answers <- a
-			}()
-			a.err = booking.BookTx(svc, ctx, job(token, panics))
-		}()
-	}
+	answers := make(chan bookAnswer, 4)
+	start := func(token string, panics bool) { bookAsync(svc, ctx, token, job(token, panics), answers) }
 	start("pbk_runner", false)
 	deadline := time.Now().Add(10 * time.Second)
 	for !first.Load() && time.Now().Before(deadline) {
@@ -722,14 +741,10 @@ func TestGroupPanicInTakenInBooking(t *testing.T) {
 		t.Fatalf("%d bookings queued behind the running group, want 2", n)
 	}
 	close(gate)
-	got := map[string]answer{}
+	got := map[string]bookAnswer{}
 	for range 3 {
-		select {
-		case a := <-answers:
-			got[a.token] = a
-		case <-time.After(20 * time.Second):
-			t.Fatalf("answered %v only: a booking of the group was never answered", got)
-		}
+		a := nextAnswer(t, answers, "a booking of the group")
+		got[a.token] = a
 	}
 	if a := got["pbk_panics"]; a.panic != "boom pbk_panics" {
 		t.Errorf("panicking booking: %+v, want its panic, alone", a)
@@ -750,13 +765,8 @@ func TestGroupPanicInTakenInBooking(t *testing.T) {
 	}
 	// The store writes on: the one writer is free.
 	start("pbk_after", false)
-	select {
-	case a := <-answers:
-		if a.err != nil || a.panic != nil {
-			t.Fatalf("a booking after the panic: %+v", a)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a booking after the panic was never answered")
+	if a := nextAnswer(t, answers, "a booking after the panic"); a.err != nil || a.panic != nil {
+		t.Fatalf("a booking after the panic: %+v", a)
 	}
 }
 
@@ -850,40 +860,23 @@ func TestGroupPanicOutsideItsBookings(t *testing.T) {
 	var ran atomic.Int32
 	fn := func(context.Context, store.Querier) error { ran.Add(1); return nil }
 	queued, release := booking.HoldBookGroups(svc)
-	type answer struct {
-		err   error
-		panic any
-	}
-	answers := make(chan answer, 3)
-	book := func() {
-		a := answer{}
-		defer func() {
-			a.panic = recover()
-			answers <- a
-		}()
-		a.err = booking.BookTx(svc, ctx, fn)
-	}
+	answers := make(chan bookAnswer, 3)
 	for i := range 2 {
-		go book()
+		bookAsync(svc, ctx, "", fn, answers)
 		waitQueued(t, queued, i+1)
 	}
 	release()
 	for range 2 {
-		select {
-		case a := <-answers:
-			if a.err != nil || a.panic != nil {
-				t.Errorf("a booking of the panicking group: %+v; want it committed alone", a)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("a booking of the panicking group was never answered")
+		if a := nextAnswer(t, answers, "a booking of the panicking group"); a.err != nil || a.panic != nil {
+			t.Errorf("a booking of the panicking group: %+v; want it committed alone", a)
 		}
 	}
 	if !st.panicked.Load() || ran.Load() != 2 {
 		t.Errorf("panicked %v, bookings ran %d times; want the group's panic, then each booking once, alone",
 			st.panicked.Load(), ran.Load())
 	}
-	go book()
-	if a := <-answers; a.err != nil || a.panic != nil {
+	bookAsync(svc, ctx, "", fn, answers)
+	if a := nextAnswer(t, answers, "a booking after the panic"); a.err != nil || a.panic != nil {
 		t.Fatalf("a booking after the panic: %+v", a)
 	}
 }
@@ -921,26 +914,15 @@ func TestGroupPanicAfterItsCommit(t *testing.T) {
 		}
 	}
 	queued, release := booking.HoldBookGroups(svc)
-	type answer struct {
-		err   error
-		panic any
-	}
-	answers := make(chan answer, 2)
+	answers := make(chan bookAnswer, 2)
 	for i, fail := range []bool{false, true} {
-		go func() {
-			a := answer{}
-			defer func() {
-				a.panic = recover()
-				answers <- a
-			}()
-			a.err = booking.BookTx(svc, ctx, fn(fail))
-		}()
+		bookAsync(svc, ctx, "", fn(fail), answers)
 		waitQueued(t, queued, i+1)
 	}
 	release()
 	var ok, invalid int
 	for range 2 {
-		a := <-answers
+		a := nextAnswer(t, answers, "a booking of the group")
 		switch {
 		case a.panic != nil:
 			t.Errorf("a booking met the group's panic: %v", a.panic)

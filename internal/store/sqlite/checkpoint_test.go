@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,12 +19,7 @@ import (
 // connection, so that the writer's close, the last, removes the WAL.
 func TestCheckpointsBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "tw.db")
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := openStore(t)
 	db := st.SQL()
 	// The migrations' pages take a few hundred KB, some of them free for reuse: a file
 	// past size holds the commit below.

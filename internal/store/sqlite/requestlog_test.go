@@ -25,12 +25,7 @@ func logEntry(path string, at time.Time) *store.RequestLogEntry {
 // (On one file and one writer, each would wait for the other.)
 func TestRequestLogBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "tw.db")
-	st, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := openStore(t)
 	now := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
 	p := &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", CreditLimit: 1000, RateLimit: 120, CreatedAt: now}
 	if err := st.PartnerCreate(ctx, p); err != nil {

@@ -10,18 +10,28 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
+	"github.com/tradewind/tradewind/internal/store/sqlstore"
 )
+
+// openStore opens a new SQLite file store, as serve does, closed when t ends; path is
+// its file.
+func openStore(t *testing.T) (st *sqlstore.DB, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "tw.db")
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
 
 // TestReadsBesideTheWriterWritesQueue: while a transaction holds the one writer
 // connection, reads outside it are answered by the read pool, and a write waits for
 // the writer in Go and succeeds once the transaction commits (no SQLITE_BUSY).
 func TestReadsBesideTheWriterWritesQueue(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := openStore(t)
 	now := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
 	p := &tradewind.Partner{Name: "acme", PricingMode: "net", Currency: "EUR", CreditLimit: 1000, RateLimit: 120, CreatedAt: now}
 	if err := st.PartnerCreate(ctx, p); err != nil {
@@ -70,11 +80,7 @@ func TestReadsBesideTheWriterWritesQueue(t *testing.T) {
 // process's memory; before and after it the writer keeps temp_store MEMORY.
 func TestBulkLoadSortsInFiles(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, _ := openStore(t)
 	tempStore := func() int {
 		t.Helper()
 		var v int

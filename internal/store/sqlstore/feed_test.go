@@ -93,16 +93,7 @@ func TestEventsOfABookingReadByItsReference(t *testing.T) {
 			event(1, tradewind.EventBookingCancelled, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`),
 			event(2, tradewind.EventBookingConfirmed, `{"reference":"HTL-BBBBBBBB","product_type":"hotel"}`), // another partner's
 			event(store.FeedPartnerID, tradewind.EventAvailabilityChanged, `{"product_type":"hotel","item_id":1}`))
-		if err := s.InTx(ctx, func(q store.Querier) error {
-			for _, e := range list {
-				if err := q.EventCreate(ctx, e); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		createEvents(t, s, list)
 		if err := s.Analyze(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -29,16 +29,11 @@ func TestSequencersReadTheQueueNotTheTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		event := func(i int) *tradewind.Event { return planEvent(i, 1, tradewind.EventBookingConfirmed, `{}`) }
-		if err := s.InTx(ctx, func(q store.Querier) error {
-			for i := range rows {
-				if err := q.EventCreate(ctx, event(i)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
+		var list []*tradewind.Event
+		for i := range rows {
+			list = append(list, event(i))
 		}
+		createEvents(t, s, list)
 		// The statistics of a queue that holds every row, then the queue emptied.
 		if err := s.Analyze(ctx); err != nil {
 			t.Fatal(err)
@@ -110,6 +105,22 @@ var planStart = time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
 func planEvent(i int, partnerID int64, typ tradewind.EventType, data string) *tradewind.Event {
 	return &tradewind.Event{ID: fmt.Sprintf("evt_%08d", i), PartnerID: partnerID, Type: typ, Data: []byte(data),
 		CreatedAt: planStart.Add(time.Duration(i) * time.Millisecond)}
+}
+
+// createEvents writes list in one transaction.
+func createEvents(t *testing.T, s *sqlstore.DB, list []*tradewind.Event) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		for _, e := range list {
+			if err := q.EventCreate(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // planEvents returns a maker of a plan test's events, numbered in the order made.
