@@ -76,17 +76,38 @@ func sendBatch(ctx context.Context, conn *sql.Conn, stmts []sqlstore.BatchStmt) 
 			b.Queue(s.SQL, s.Args...)
 		}
 		br := c.Conn().SendBatch(ctx, b)
-		for range stmts {
-			tag, err := br.Exec()
+		for _, s := range stmts {
+			var err error
+			if s.Rows != nil {
+				err = batchRows(br, s.Rows)
+			} else {
+				var tag pgconn.CommandTag
+				tag, err = br.Exec()
+				n = tag.RowsAffected()
+			}
 			if err != nil {
 				_ = br.Close()
 				return err
 			}
-			n = tag.RowsAffected()
 		}
 		return br.Close()
 	})
 	return n, err
+}
+
+// batchRows reads the rows of a batch's next statement, a query, into each.
+func batchRows(br pgx.BatchResults, each func(scan func(dest ...any) error) error) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // Open connects to the database at dsn (postgres://…) and applies the migrations.

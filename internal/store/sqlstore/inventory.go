@@ -342,21 +342,16 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 		AND EXISTS (SELECT 1 FROM items WHERE kind = $7 AND id = $8 AND data = $9)
 		RETURNING day, capacity, sold, price`, append(args, string(it.Kind), it.ID, string(it.Data))
 	}
-	rows, err := q.db.QueryContext(ctx, text, args...)
-	if err != nil {
-		return nil, false, q.interpret(err)
-	}
+	// In a group commit on PostgreSQL the booking's savepoint travels with it (queryEach).
 	var taken []store.InventoryRow
-	for rows.Next() {
+	if err := q.queryEach(ctx, text, args, func(scan func(dest ...any) error) error {
 		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
-		if err := rows.Scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
-			rows.Close()
-			return nil, false, err
+		if err := scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
+			return err
 		}
 		taken = append(taken, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, false, err
 	}
 	if int64(len(taken)) == want {

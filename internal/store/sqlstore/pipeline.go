@@ -11,6 +11,9 @@ import (
 type BatchStmt struct {
 	SQL  string
 	Args []any
+	// Rows, set on a batch's last statement only, makes it a query: Rows is called for
+	// each row it returns, with scan, which reads the row into dest.
+	Rows func(scan func(dest ...any) error) error
 }
 
 // deferredTx is a transaction's statements on a dialect that sends batches
@@ -92,8 +95,24 @@ func (t *deferredTx) ExecContext(ctx context.Context, query string, args ...any)
 	return batchResult(n), nil
 }
 
+// queryEach sends the held statements and the query in one round trip, and calls row
+// for each of its rows; false, with nothing sent, when no statement is held (the query
+// runs as any other).
+func (t *deferredTx) queryEach(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) (bool, error) {
+	if t.failed != nil {
+		return true, t.failed
+	}
+	if len(t.held) == 0 {
+		return false, nil
+	}
+	held := t.held
+	t.held = nil
+	_, err := t.send(ctx, t.conn, batchOf(held, BatchStmt{SQL: query, Args: args, Rows: row}))
+	return true, err
+}
+
 // QueryContext sends the held statements first: a query's rows are read through
-// database/sql, which a batch does not answer.
+// database/sql, which a batch does not answer (queryEach reads them from the batch).
 func (t *deferredTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if err := t.flush(ctx); err != nil {
 		return nil, err
@@ -114,6 +133,27 @@ func (t *deferredTx) PrepareContext(ctx context.Context, query string) (*sql.Stm
 		return nil, err
 	}
 	return t.dbtx.PrepareContext(ctx, query)
+}
+
+// queryEach runs query and calls row for each of its rows; in a transaction that holds
+// statements back (deferredTx) they travel with it, one round trip.
+func (q *queries) queryEach(ctx context.Context, query string, args []any, row func(scan func(dest ...any) error) error) error {
+	if t := q.deferred(); t != nil {
+		if sent, err := t.queryEach(ctx, query, args, row); sent {
+			return q.interpret(err)
+		}
+	}
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return q.interpret(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // deferred returns the transaction's deferredTx; nil outside a transaction or on a

@@ -43,6 +43,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Events":               exerciseEvents,
 		"BookingWithEvents":    exerciseBookingWithEvents,
 		"SavepointHeld":        exerciseSavepointHeld,
+		"ClaimAfterSavepoint":  exerciseClaimAfterSavepoint,
 		"LockWaits":            exerciseLockWaits,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
@@ -1012,6 +1013,67 @@ func exerciseSavepointHeld(t *testing.T, s store.Store) {
 		t.Fatalf("InTx = %v", err)
 	}
 	keysPresent(t, s, p, map[string]bool{"a": true, "b": true, "c": false})
+}
+
+// exerciseClaimAfterSavepoint: an inventory claim right after a savepoint statement
+// (which PostgreSQL's transactions send in one round trip with it) runs after it: a
+// rollback to the savepoint gives the claim back, a part kept keeps it, and a claim
+// that finds a day full takes nothing. A savepoint statement that fails fails the
+// claim it travels with, which then took nothing.
+func exerciseClaimAfterSavepoint(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	if err := s.InventoryPut(ctx, rows(tradewind.UnitRoom, 1, 7, 2, "2027-01-01", "2027-01-02")); err != nil {
+		t.Fatal(err)
+	}
+	night := func(day string, n int) store.Claim {
+		return store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 1, From: day, To: day, Quantity: n}
+	}
+	err := s.InTx(ctx, func(q store.Querier) error {
+		sp := q.(store.Savepoints)
+		if err := sp.Savepoint(ctx, "booking"); err != nil {
+			return err
+		}
+		if after, ok, err := q.InventoryClaim(ctx, night("2027-01-01", 2)); err != nil || !ok || len(after) != 1 || after[0].Sold != 2 {
+			t.Fatalf("claim after a savepoint = %+v, %v, %v", after, ok, err)
+		}
+		if err := sp.RollbackToSavepoint(ctx, "booking"); err != nil {
+			return err
+		}
+		if err := sp.SavepointNext(ctx, "booking"); err != nil {
+			return err
+		}
+		if after, ok, err := q.InventoryClaim(ctx, night("2027-01-01", 1)); err != nil || !ok || len(after) != 1 || after[0].Sold != 1 {
+			t.Fatalf("claim after the first was rolled back = %+v, %v, %v", after, ok, err)
+		}
+		if err := sp.SavepointNext(ctx, "booking"); err != nil {
+			return err
+		}
+		if after, ok, err := q.InventoryClaim(ctx, night("2027-01-01", 2)); err != nil || ok || after != nil {
+			t.Fatalf("claim over a full day = %+v, %v, %v; want nothing taken", after, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	// A savepoint released that was never taken: the claim after it fails with it.
+	err = s.InTx(ctx, func(q store.Querier) error {
+		if err := q.(store.Savepoints).ReleaseSavepoint(ctx, "never_taken"); err != nil {
+			return err
+		}
+		_, _, err := q.InventoryClaim(ctx, night("2027-01-02", 1))
+		if err == nil {
+			t.Error("a claim after a failed savepoint statement succeeded")
+		}
+		return err
+	})
+	if err == nil {
+		t.Error("a transaction whose savepoint statement failed committed")
+	}
+	got, err := s.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{7}, From: "2027-01-01", To: "2027-01-02"})
+	if err != nil || len(got) != 2 || got[0].Sold != 1 || got[1].Sold != 0 {
+		t.Errorf("inventory after = %+v, %v; want 1 sold the first night (the kept claim), none the second", got, err)
+	}
 }
 
 // exerciseLockWaits: LimitLockWait bounds a transaction's wait for a row another
