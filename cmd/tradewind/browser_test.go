@@ -301,6 +301,18 @@ func portalFlow(t *testing.T, dsn, shots string) {
 	owner.do(chromedp.Click(chromedp.CSS(`a[href="/bookings/`+ref+`"]`)), chromedp.WaitReady(chromedp.CSS("#booking-status")))
 	owner.expect("Booking "+ref, "Grace Hopper", "booking.confirmed")
 	owner.check("booking")
+	// At 400 px the booking's page fits the screen: nothing scrolls sideways, and its
+	// status and its cancel link are inside it.
+	owner.do(chromedp.EmulateViewport(400, 900))
+	owner.open("/bookings/" + ref)
+	fits := `(() => ["#booking-status", "a[href$='/cancel']"].every(s => { const e = document.querySelector(s);
+		if (!e) return false; const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= 400 && r.width > 0 })
+		&& document.documentElement.scrollWidth <= 400)()`
+	if ok, err := chromedp.Run(owner.ctx, chromedp.Evaluate[bool](fits)); err != nil || !ok {
+		t.Errorf("the booking's page at 400 px: its status or cancel link is off screen, or the page scrolls sideways (%v)", err)
+	}
+	owner.check("booking-400")
+	owner.do(chromedp.EmulateReset())
 
 	// Cancel it, with a confirmation step.
 	owner.do(chromedp.Click(chromedp.CSS(`a[href="/bookings/`+ref+`/cancel"]`)), chromedp.WaitReady(chromedp.CSS("main form")))
