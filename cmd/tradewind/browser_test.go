@@ -427,4 +427,18 @@ func portalFlow(t *testing.T, dsn, shots string) {
 		owner.expect(p.want)
 		owner.check(p.name)
 	}
+	// At 400 px no page scrolls sideways: wide tables scroll inside their own region.
+	owner.do(chromedp.EmulateViewport(400, 900))
+	for _, p := range []struct{ path, name string }{
+		{"/", "overview"}, {"/bookings", "bookings"}, {"/bookings/" + ref, "booking"}, {"/credit", "credit"}, {"/keys", "keys"},
+		{"/console", "console"}, {"/logs", "logs"}, {"/webhooks", "webhooks"}, {"/team", "team"}, {"/audit", "audit"},
+		{"/account", "account"},
+	} {
+		owner.open(p.path)
+		if w, err := chromedp.Run(owner.ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`)); err != nil || w > 400 {
+			t.Errorf("%s at 400 px is %.0f px wide (%v); want no sideways scrolling", p.path, w, err)
+		}
+		owner.check(p.name + "-400")
+	}
+	owner.do(chromedp.EmulateReset())
 }

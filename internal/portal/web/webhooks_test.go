@@ -162,7 +162,7 @@ func TestDeliveriesModeSwitch(t *testing.T) {
 			if !strings.Contains(body, "HTTP 500") || strings.Count(body, `class="delivery"`) != 1 {
 				t.Errorf("%s%s: the delivery or its attempt is missing", path, c.query)
 			}
-			if !strings.Contains(body, `<div class="table-scroll"><table class="deliveries">`) {
+			if !strings.Contains(body, `<div class="table-scroll" tabindex="0" role="region" aria-label="Webhook deliveries"><table class="deliveries">`) {
 				t.Errorf("%s%s: the deliveries table does not scroll in its container", path, c.query)
 			}
 		}
