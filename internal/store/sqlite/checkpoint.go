@@ -41,8 +41,9 @@ type checkpointer struct {
 
 // startCheckpointer opens path once more, for checkpoints only, and starts them.
 func startCheckpointer(path string) (*checkpointer, error) {
-	// synchronous NORMAL, as the writer's: a checkpoint syncs the WAL before it copies
-	// and the database file after.
+	// synchronous NORMAL: a checkpoint syncs the WAL before it copies and the database
+	// file after, as under the writer's FULL (Durable), which adds a sync at every
+	// COMMIT; this connection commits nothing.
 	db, err := open(path, "busy_timeout(10000)", "synchronous(NORMAL)")
 	if err != nil {
 		return nil, err

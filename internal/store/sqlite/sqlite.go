@@ -54,6 +54,24 @@ var Dialect = sqlstore.Dialect{
 	BulkLoadSession: [2]string{"PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY"},
 }
 
+// The writers' synchronous settings (SQLite's PRAGMA synchronous, in WAL mode).
+//
+// Durable, the main file's: FULL, so that a COMMIT returns only once the WAL holding it
+// is on disk. A confirmed booking, its credit draw and its event are answered to the
+// partner after the COMMIT, and must survive a power loss or an operating system crash
+// as they would on PostgreSQL (synchronous_commit on). NORMAL syncs only at checkpoints:
+// a crash of the process loses nothing, but one of the machine may roll back the last
+// commits, bookings already confirmed among them. A group commit (booking/group.go)
+// pays the one sync for all its bookings.
+//
+// Relaxed, the request log's file: NORMAL. Its entries are a record of the traffic,
+// written in batches after the answers; a crash of the machine may lose the last
+// batches, never a booking (docs/operations.md, "Durability").
+const (
+	Durable = "FULL"
+	Relaxed = "NORMAL"
+)
+
 // WALSizeLimit is the size the WAL file is cut back to when it is started over (SQLite's
 // journal_size_limit). Steady writes keep it near 1 000 pages (4 MB), well under it.
 const WALSizeLimit = 64 << 20
@@ -99,7 +117,7 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		return nil, errors.New("sqlite: empty path")
 	}
 	if path == ":memory:" {
-		writer, err := openWriter(path, "cache_size(-32768)")
+		writer, err := openWriter(path, Durable, "cache_size(-32768)")
 		if err != nil {
 			return nil, err
 		}
@@ -107,11 +125,11 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 		// ":memory:" would be a database of its own.
 		return migrated(ctx, path, sqlstore.New(writer, Dialect))
 	}
-	s, err := openFile(ctx, path, Dialect, "cache_size(-32768)", ReadPool)
+	s, err := openFile(ctx, path, Dialect, Durable, "cache_size(-32768)", ReadPool)
 	if err != nil {
 		return nil, err
 	}
-	logs, err := openFile(ctx, RequestLogPath(path), requestLogDialect, "cache_size(-8192)", requestLogReadPool)
+	logs, err := openFile(ctx, RequestLogPath(path), requestLogDialect, Relaxed, "cache_size(-8192)", requestLogReadPool)
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -124,13 +142,14 @@ func Open(ctx context.Context, path string) (*sqlstore.DB, error) {
 	return s, nil
 }
 
-// openFile opens the database file at path with one writer connection (cacheSize its
-// page cache) and a pool of readers connections, and applies d's migrations.
-func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize string, readers int) (*sqlstore.DB, error) {
+// openFile opens the database file at path with one writer connection (synchronous its
+// setting, Durable or Relaxed, cacheSize its page cache) and a pool of readers
+// connections, and applies d's migrations.
+func openFile(ctx context.Context, path string, d sqlstore.Dialect, synchronous, cacheSize string, readers int) (*sqlstore.DB, error) {
 	// A transaction as big as a catalog import leaves a WAL of its size (about 1 GB at
 	// issue 12's catalog); the writer, which starts the WAL over, cuts the file back to
 	// WALSizeLimit when it does, rather than keep that size on disk until the server stops.
-	writer, err := openWriter(path, cacheSize, fmt.Sprintf("journal_size_limit(%d)", WALSizeLimit))
+	writer, err := openWriter(path, synchronous, cacheSize, fmt.Sprintf("journal_size_limit(%d)", WALSizeLimit))
 	if err != nil {
 		return nil, err
 	}
@@ -158,10 +177,11 @@ func openFile(ctx context.Context, path string, d sqlstore.Dialect, cacheSize st
 	return migrated(ctx, path, db)
 }
 
-// openWriter opens the one writer connection of path, for which writers queue in Go.
-func openWriter(path string, pragmas ...string) (*sql.DB, error) {
+// openWriter opens the one writer connection of path, for which writers queue in Go,
+// with synchronous its setting (Durable or Relaxed).
+func openWriter(path, synchronous string, pragmas ...string) (*sql.DB, error) {
 	writer, err := open(path, append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)",
-		"synchronous(NORMAL)", "temp_store(MEMORY)"}, pragmas...)...)
+		"synchronous(" + synchronous + ")", "temp_store(MEMORY)"}, pragmas...)...)
 	if err != nil {
 		return nil, err
 	}

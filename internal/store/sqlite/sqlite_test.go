@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -110,6 +111,32 @@ func TestBulkLoadSortsInFiles(t *testing.T) {
 		}
 		if v := tempStore(); v != 2 {
 			t.Errorf("writer temp_store after a bulk load (fail %v) = %d, want 2 (MEMORY)", fail, v)
+		}
+	}
+}
+
+// TestCommitsDurable: the main file's writer syncs the WAL at every COMMIT (synchronous
+// FULL), so that a confirmed booking survives a crash of the machine, not only of the
+// process; the request log's file syncs at checkpoints only (NORMAL).
+func TestCommitsDurable(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openStore(t)
+	mem, err := sqlite.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	for _, c := range []struct {
+		name string
+		db   *sql.DB
+		want int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{{"main file's writer", st.SQL(), 2}, {"request log's writer", st.RequestLogSQL(), 1}, {":memory:", mem.SQL(), 2}} {
+		var got int
+		if err := c.db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&got); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got != c.want {
+			t.Errorf("%s: synchronous = %d; want %d", c.name, got, c.want)
 		}
 	}
 }
