@@ -314,6 +314,19 @@ func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Co
 	return err
 }
 
+// groupedWrite runs fn, the transaction of a single write other than a booking (a
+// prebook's insert), in the bookings' group commits where the store writes on one
+// connection (SQLite): there every COMMIT syncs the WAL (sqlite.Durable), and a group
+// pays one sync for all its writes, where one after another each would pay its own.
+// Elsewhere fn runs on the store itself, outside a transaction, as before: PostgreSQL
+// syncs concurrent commits together on its own.
+func (s *Service) groupedWrite(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
+	if g := s.groups(); g == nil || !g.oneConn {
+		return fn(ctx, s.Store)
+	}
+	return s.bookTx(ctx, nil, fn)
+}
+
 // groups returns the service's group committer, nil when bookings commit alone.
 func (s *Service) groups() *groupCommitter {
 	s.groupOnce.Do(func() {

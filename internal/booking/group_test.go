@@ -976,3 +976,61 @@ func TestGroupQueuedBookingGivesUp(t *testing.T) {
 		}
 	})
 }
+
+// TestPrebooksGroupedOnOneConn: on SQLite, whose one writer syncs the WAL at every
+// COMMIT (sqlite.Durable), prebooks that arrive together are stored by one group commit,
+// one sync for all; on PostgreSQL each is stored by a statement of its own, as before,
+// without waiting for a group.
+func TestPrebooksGroupedOnOneConn(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		q := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
+			CheckIn: apitest.Day(3), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
+		type answer struct {
+			token string
+			err   error
+		}
+		const n = 4
+		answers := make(chan answer, n)
+		queued, release := booking.HoldBookGroups(svc)
+		defer release()
+		for range n {
+			go func() {
+				q := q
+				res, err := svc.Prebook(ctx, c, &q)
+				if err != nil {
+					answers <- answer{err: err}
+					return
+				}
+				answers <- answer{token: res.PrebookToken}
+			}()
+		}
+		oneConn := o.Name == "sqlite"
+		if oneConn {
+			waitQueued(t, queued, n) // each waits for a group, held
+			release()
+		}
+		tokens := map[string]bool{}
+		for range n {
+			a := <-answers
+			if a.err != nil {
+				t.Fatal(a.err)
+			}
+			if pb, err := svc.Store.PrebookGet(ctx, a.token); err != nil || pb.PartnerID != c.Partner.ID {
+				t.Fatalf("prebook %s: %+v, %v", a.token, pb, err)
+			}
+			tokens[a.token] = true
+		}
+		if len(tokens) != n {
+			t.Fatalf("%d tokens for %d prebooks", len(tokens), n)
+		}
+		groups, grouped := svc.BookGroupStats()
+		if oneConn && (groups != 1 || grouped != n) {
+			t.Errorf("%d groups of %d writes in all; want one group of the %d prebooks", groups, grouped, n)
+		}
+		if !oneConn && groups != 0 {
+			t.Errorf("%d groups on PostgreSQL; want none: each prebook stored alone", groups)
+		}
+	})
+}

@@ -44,7 +44,9 @@ func (s *Service) Prebook(ctx context.Context, c *Caller, q *QuoteRequest) (res 
 		if pb, err = s.newPrebook(c, q, pq); err != nil {
 			return nil, err
 		}
-		if err := s.Store.PrebookCreate(ctx, pb); err != nil {
+		if err := s.groupedWrite(ctx, func(ctx context.Context, tx store.Querier) error {
+			return tx.PrebookCreate(ctx, pb)
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -114,7 +116,11 @@ func (s *Service) prebookAhead(ctx context.Context, c *Caller, q *QuoteRequest) 
 	for i, d := range days {
 		from.Days[i] = store.PricedDay(d)
 	}
-	if ok, err := s.Store.PrebookCreateIfStored(ctx, pb, from); err != nil || !ok {
+	stored := false
+	if err := s.groupedWrite(ctx, func(ctx context.Context, tx store.Querier) (err error) {
+		stored, err = tx.PrebookCreateIfStored(ctx, pb, from)
+		return err
+	}); err != nil || !stored {
 		return nil, nil, err
 	}
 	return pq, pb, nil
