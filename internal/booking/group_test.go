@@ -993,7 +993,8 @@ func TestPrebooksGroupedOnOneConn(t *testing.T) {
 		}
 		const n = 4
 		answers := make(chan answer, n)
-		queued, release := booking.HoldBookGroups(svc)
+		queued, releaseGroups := booking.HoldBookGroups(svc)
+		release := sync.OnceFunc(releaseGroups)
 		defer release()
 		for range n {
 			go func() {
