@@ -977,61 +977,127 @@ func TestGroupQueuedBookingGivesUp(t *testing.T) {
 	})
 }
 
+// commitCounter counts the transactions of its store that committed.
+type commitCounter struct {
+	store.Store
+	commits atomic.Int64
+}
+
+func (c *commitCounter) InTx(ctx context.Context, fn func(store.Querier) error) error {
+	err := c.Store.InTx(ctx, fn)
+	if err == nil {
+		c.commits.Add(1)
+	}
+	return err
+}
+
 // TestPrebooksGroupedOnOneConn: on SQLite, whose one writer syncs the WAL at every
-// COMMIT (sqlite.Durable), prebooks that arrive together are stored by one group commit,
-// one sync for all; on PostgreSQL each is stored by a statement of its own, as before,
-// without waiting for a group.
+// COMMIT (sqlite.Durable), prebooks that arrive together, and the bookings beside them,
+// are stored by one group commit, one COMMIT and one sync for all; on PostgreSQL each
+// prebook is stored by a statement of its own, as before, without waiting for a group.
 func TestPrebooksGroupedOnOneConn(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
-		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
-		q := booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
-			CheckIn: apitest.Day(3), CheckOut: apitest.Day(4), Rooms: 1, Adults: 1}
-		type answer struct {
-			token string
-			err   error
+		st := &commitCounter{Store: o.Open(t)}
+		svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
+		if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
+			t.Fatal(err)
 		}
-		const n = 4
-		answers := make(chan answer, n)
+		limit := "10000"
+		p, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &booking.Caller{Partner: p, Key: k}
+		night := func(day int) booking.QuoteRequest {
+			return booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
+				CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1}
+		}
+		type answer struct {
+			what, token string
+			err         error
+		}
+		const prebooks, bookings = 4, 2
+		answers := make(chan answer, prebooks+bookings)
 		queued, releaseGroups := booking.HoldBookGroups(svc)
 		release := sync.OnceFunc(releaseGroups)
 		defer release()
-		for range n {
+		commitsBefore := st.commits.Load()
+		for range prebooks {
 			go func() {
-				q := q
+				q := night(3)
 				res, err := svc.Prebook(ctx, c, &q)
 				if err != nil {
-					answers <- answer{err: err}
+					answers <- answer{what: "prebook", err: err}
 					return
 				}
-				answers <- answer{token: res.PrebookToken}
+				answers <- answer{what: "prebook", token: res.PrebookToken}
 			}()
 		}
 		oneConn := o.Name == "sqlite"
-		if oneConn {
-			waitQueued(t, queued, n) // each waits for a group, held
-			release()
+		next := func() answer {
+			t.Helper()
+			select {
+			case a := <-answers:
+				if a.err != nil {
+					t.Fatalf("%s: %v", a.what, a.err)
+				}
+				return a
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no answer in 30 s (%d queued)", queued())
+				return answer{}
+			}
 		}
 		tokens := map[string]bool{}
-		for range n {
-			a := <-answers
-			if a.err != nil {
-				t.Fatal(a.err)
+		if !oneConn {
+			// Stored while the groups are held: no prebook waits for one.
+			for range prebooks {
+				tokens[next().token] = true
 			}
-			if pb, err := svc.Store.PrebookGet(ctx, a.token); err != nil || pb.PartnerID != c.Partner.ID {
-				t.Fatalf("prebook %s: %+v, %v", a.token, pb, err)
-			}
-			tokens[a.token] = true
 		}
-		if len(tokens) != n {
-			t.Fatalf("%d tokens for %d prebooks", len(tokens), n)
+		for i := range bookings {
+			go func() {
+				req := &booking.BookRequest{QuoteRequest: night(5 + i), Guest: &booking.Guest{Name: "G"}}
+				v, _, err := svc.Book(ctx, c, fmt.Sprintf("grouped-%d", i), req)
+				if err != nil {
+					answers <- answer{what: "booking", err: err}
+					return
+				}
+				answers <- answer{what: "booking", token: v.Reference}
+			}()
+		}
+		want := bookings
+		if oneConn {
+			want += prebooks
+		}
+		waitQueued(t, queued, want) // each waits for a group, held
+		release()
+		for range want {
+			if a := next(); a.what == "prebook" {
+				tokens[a.token] = true
+			}
+		}
+		if len(tokens) != prebooks {
+			t.Fatalf("%d tokens for %d prebooks", len(tokens), prebooks)
+		}
+		for tok := range tokens {
+			if pb, err := svc.Store.PrebookGet(ctx, tok); err != nil || pb.PartnerID != c.Partner.ID {
+				t.Fatalf("prebook %s: %+v, %v", tok, pb, err)
+			}
+		}
+		if got := st.commits.Load() - commitsBefore; oneConn && got != 1 {
+			t.Errorf("%d transactions committed the %d prebooks and %d bookings; want 1, their group's", got, prebooks, bookings)
 		}
 		groups, grouped := svc.BookGroupStats()
-		if oneConn && (groups != 1 || grouped != n) {
-			t.Errorf("%d groups of %d writes in all; want one group of the %d prebooks", groups, grouped, n)
+		if oneConn && (groups != 1 || grouped != prebooks+bookings) {
+			t.Errorf("%d groups of %d writes in all; want one group of the %d prebooks and %d bookings", groups, grouped, prebooks, bookings)
 		}
-		if !oneConn && groups != 0 {
-			t.Errorf("%d groups on PostgreSQL; want none: each prebook stored alone", groups)
+		if !oneConn && (groups != 1 || grouped != bookings) {
+			t.Errorf("%d groups of %d writes on PostgreSQL; want one of the %d bookings: each prebook stored alone", groups, grouped, bookings)
 		}
 	})
 }

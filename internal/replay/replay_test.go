@@ -11,6 +11,8 @@ import (
 
 	"github.com/tradewind/tradewind/internal/clocktest"
 	"github.com/tradewind/tradewind/internal/replay"
+	"github.com/tradewind/tradewind/internal/store"
+	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
 // switchLedger is a test double: it fails while down, else reports every signature new.
@@ -91,5 +93,39 @@ func TestMonitorIgnoresCallerGone(t *testing.T) {
 	}
 	if failed != 0 || logs.Len() != 0 {
 		t.Errorf("a hung-up client counted %d failures and logged %q", failed, logs.String())
+	}
+}
+
+// TestStoreFirstOneCommit (both databases): the ledger's sweep of expired records and
+// its record of the signature commit in one transaction (one sync of SQLite's WAL a
+// signed request, not two); the first sight of a signature is new, the second is not,
+// and an expired record is swept.
+func TestStoreFirstOneCommit(t *testing.T) {
+	for _, o := range storetest.Openers() {
+		t.Run(o.Name, func(t *testing.T) {
+			t.Parallel()
+			clock := clocktest.New(time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC))
+			st := o.Open(t)
+			l := replay.NewStore(st, clock.Now)
+			commits := 0
+			ctx := store.WithAfterCommit(context.Background(), func() { commits++ })
+			first, err := l.First(ctx, 7, []byte("sig-a"), clock.Now().Add(time.Minute))
+			if err != nil || !first {
+				t.Fatalf("first sight: %v, %v; want new", first, err)
+			}
+			if commits != 1 {
+				t.Errorf("%d commits for one signed request; want 1 (the sweep and the record together)", commits)
+			}
+			if again, err := l.First(ctx, 7, []byte("sig-a"), clock.Now().Add(time.Minute)); err != nil || again {
+				t.Fatalf("second sight: %v, %v; want a replay", again, err)
+			}
+			clock.Advance(2 * time.Minute)
+			if _, err := l.First(ctx, 7, []byte("sig-b"), clock.Now().Add(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := l.First(ctx, 7, []byte("sig-a"), clock.Now().Add(time.Minute)); err != nil || !again {
+				t.Fatalf("after its record expired and was swept: %v, %v; want new", again, err)
+			}
+		})
 	}
 }
