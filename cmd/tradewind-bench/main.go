@@ -242,7 +242,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	tw.Flush()
 	if groups, grouped := svc.BookGroupStats(); groups > 0 {
-		fmt.Fprintf(out, "bookings run in groups of two or more (a group that could not commit counted too): %d in %d groups (mean %.1f a group)\n", grouped, groups, float64(grouped)/float64(groups))
+		fmt.Fprintf(out, "bookings (and on SQLite prebooks) run in groups of two or more (a group that could not commit counted too): %d in %d groups (mean %.1f a group)\n", grouped, groups, float64(grouped)/float64(groups))
 	}
 	if kept, missed := svc.PrebookAheadStats(); kept+missed > 0 {
 		fmt.Fprintf(out, "prebooks priced from the read model and stored as the store held them: %d; priced from the store: %d\n", kept, missed)

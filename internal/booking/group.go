@@ -129,7 +129,8 @@ type groupCommitter struct {
 }
 
 // BookGroupStats returns how many group commits of two bookings or more the service
-// ran, and how many bookings they held (grouped/groups is the mean group size).
+// ran, and how many bookings they held (grouped/groups is the mean group size); on
+// SQLite the prebooks that joined them count among their bookings (groupedWrite).
 func (s *Service) BookGroupStats() (groups, grouped int64) {
 	if g := s.groups(); g != nil {
 		return g.groups.Load(), g.grouped.Load()
