@@ -999,20 +999,7 @@ func TestPrebooksGroupedOnOneConn(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
 		st := &commitCounter{Store: o.Open(t)}
-		svc := booking.New(st, apitest.NewClock(apitest.Start), nil)
-		if _, err := svc.ImportCatalog(ctx, apitest.Catalog()); err != nil {
-			t.Fatal(err)
-		}
-		limit := "10000"
-		p, err := svc.CreatePartner(ctx, "p", booking.PartnerParams{CreditLimit: &limit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, _, err := svc.IssueKey(ctx, "p", booking.KeyParams{Mode: "live"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &booking.Caller{Partner: p, Key: k}
+		svc, c := liveServiceOver(t, st, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 		night := func(day int) booking.QuoteRequest {
 			return booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon, RoomID: apitest.RoomDouble,
 				CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1}

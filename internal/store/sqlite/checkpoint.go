@@ -41,10 +41,10 @@ type checkpointer struct {
 
 // startCheckpointer opens path once more, for checkpoints only, and starts them.
 func startCheckpointer(path string) (*checkpointer, error) {
-	// synchronous NORMAL: a checkpoint syncs the WAL before it copies and the database
-	// file after, as under the writer's FULL (Durable), which adds a sync at every
+	// Relaxed (NORMAL): a checkpoint syncs the WAL before it copies and the database
+	// file after, as under the writer's Durable (FULL), which adds a sync at every
 	// COMMIT; this connection commits nothing.
-	db, err := open(path, "busy_timeout(10000)", "synchronous(NORMAL)")
+	db, err := open(path, "busy_timeout(10000)", "synchronous("+Relaxed+")")
 	if err != nil {
 		return nil, err
 	}
