@@ -121,7 +121,12 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	}
 	// Announced to the group commits as it starts, so that a group waits for it rather
 	// than commit without it (group.go); its quote ahead comes first.
-	coming := s.groups().announce()
+	// A live booking of a partner on hold, as the cache last saw it, runs alone (book):
+	// nobody waits for it.
+	var coming *arrival
+	if !heldAlone(c) {
+		coming = s.groups().announce()
+	}
 	defer coming.arrived()
 	if coming != nil {
 		// Let the other callers a group just answered announce themselves before this
@@ -198,7 +203,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	kept := false // the transaction that ran last kept the quote ahead
 	// Run in a group commit with the bookings that arrive with it (group.go), or alone;
 	// either way under ctx, the transaction's own context.
-	err = s.bookTx(ctx, coming, func(ctx context.Context, tx store.Querier) error {
+	err = s.bookTx(ctx, coming, heldAlone(c), func(ctx context.Context, tx store.Querier) error {
 		created = nil
 		// No lookup of the key's booking, here or before: the booking's insert below
 		// conflicts on the bookings' unique key (partner, mode, Idempotency-Key) when the
@@ -314,6 +319,12 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	}
 	return created, err
 }
+
+// heldAlone reports a live booking that runs alone, never in a group: its partner is on
+// hold as the cache last saw it (within its bound), so its credit draw will be refused
+// (or, just released, drawn) by the store, alone; in a group the refusal would only
+// make the other bookings of the group run again (drawAll).
+func heldAlone(c *Caller) bool { return !c.Test() && c.Partner.Blocked }
 
 func duplicatePartnerRef(ref string) error {
 	return tradewind.Errorf(tradewind.ECodeDuplicatePartnerRef, "partner_reference %q is already used by another booking.", ref)

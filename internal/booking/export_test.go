@@ -34,7 +34,7 @@ func BookQueued(s *Service) int {
 
 // BookTx runs fn as a booking's transaction function (in a group, or alone).
 func BookTx(s *Service, ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
-	return s.bookTx(ctx, nil, fn)
+	return s.bookTx(ctx, nil, false, fn)
 }
 
 // ReleaseBookTurn gives back one of the turns HoldBookGroups took: the queue's next
@@ -57,7 +57,7 @@ func AfterQuoteAhead(s *Service, f func()) { s.afterQuoteAhead = f }
 func ComingBooking(s *Service) (queue func(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error, gone func()) {
 	a := s.groups().announce()
 	return func(ctx context.Context, fn func(ctx context.Context, tx store.Querier) error) error {
-		return s.bookTx(ctx, a, fn)
+		return s.bookTx(ctx, a, false, fn)
 	}, a.arrived
 }
 

@@ -26,8 +26,12 @@ import (
 //
 // The bookings' credit draws are made last, by the group: one statement per partner
 // for all its bookings of the group (drawAll), so a partner's row is taken once per
-// group and held only for that statement and the commit. When they do not all fit,
-// the group runs alone instead, and each booking is answered its own refusal or not.
+// group and held only for that statement and the commit. When a partner's do not all
+// fit, the group does not commit: that partner's bookings run alone, where each is
+// answered its own refusal or not, and the others queue again, once, for the next
+// group (so one partner over its limit does not send every booking beside it to pay a
+// commit of its own). A partner the cache sees on hold runs its bookings alone from
+// the start (Book).
 //
 // On SQLite one group at a time runs its bookings (atOnce 1, whatever is asked) and
 // commits them: the next one starts once the previous one committed (oneConn). There
@@ -88,6 +92,9 @@ type txJob struct {
 	fn   func(ctx context.Context, tx store.Querier) error
 	err  error
 	done chan struct{}
+	// requeued: a group that could not commit for another partner's credit queued it
+	// again (commit); the next time it runs alone.
+	requeued bool
 }
 
 // groupCommitter forms and commits the groups of one service.
@@ -291,9 +298,10 @@ func (g *groupCommitter) release() {
 // bookTx runs fn, book's transaction function, in a group commit or alone: alone when
 // the service's groups are off (BookGroupMax 1) or when its group could not commit.
 // fn must be safe to run again, as for store.InTx. a, if not nil, is the booking's
-// announcement (groupCommitter.announce), which queueing ends.
-func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Context, tx store.Querier) error) error {
-	alone := func() error {
+// announcement (groupCommitter.announce), which queueing ends. alone runs it alone
+// whatever the groups.
+func (s *Service) bookTx(ctx context.Context, a *arrival, alone bool, fn func(ctx context.Context, tx store.Querier) error) error {
+	runAlone := func() error {
 		for try := 1; ; try++ {
 			err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
 			// What is left of a conflict once book told the Idempotency-Key's and the
@@ -305,12 +313,12 @@ func (s *Service) bookTx(ctx context.Context, a *arrival, fn func(ctx context.Co
 		}
 	}
 	g := s.groups()
-	if g == nil {
-		return alone()
+	if g == nil || alone {
+		return runAlone()
 	}
 	err := g.run(ctx, a, fn)
 	if errors.Is(err, errRunAlone) || errors.Is(err, store.ErrConflict) {
-		return alone() // a group that could not commit it, or a reference taken
+		return runAlone() // a group that could not commit it, or a reference taken
 	}
 	return err
 }
@@ -325,7 +333,7 @@ func (s *Service) groupedWrite(ctx context.Context, fn func(ctx context.Context,
 	if g := s.groups(); g == nil || !g.oneConn {
 		return fn(ctx, s.Store)
 	}
-	return s.bookTx(ctx, nil, fn)
+	return s.bookTx(ctx, nil, false, fn)
 }
 
 // groups returns the service's group committer, nil when bookings commit alone.
@@ -478,7 +486,8 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		return
 	}
 	results = make([]error, len(batch))
-	var draws []*store.LedgerEntry // the credit draws of the bookings that ran
+	var draws []*store.LedgerEntry       // the credit draws of the bookings that ran
+	drewFor := make([]int64, len(batch)) // the partner whose credit each booking drew on (0: none)
 	ran := false
 	err := g.st.InTx(txCtx, func(tx store.Querier) error {
 		if ran {
@@ -514,6 +523,7 @@ func (g *groupCommitter) commit(batch []*txJob) {
 				}
 				batch = append(batch, more...)
 				results = append(results, make([]error, len(more))...)
+				drewFor = append(drewFor, make([]int64, len(more))...)
 			}
 			j := batch[i]
 			if err := j.ctx.Err(); err != nil {
@@ -554,6 +564,9 @@ func (g *groupCommitter) commit(batch []*txJob) {
 				}
 			} else {
 				draws = append(draws, later.entries...)
+				if len(later.entries) > 0 {
+					drewFor[i] = later.entries[0].PartnerID // a booking draws on its own partner's credit
+				}
 			}
 		}
 		// The next group may run its bookings now: it holds no partner's row until its
@@ -573,16 +586,31 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		g.groups.Add(1)
 		g.grouped.Add(int64(len(batch)))
 	}
+	var refused *partnersRefused
+	errors.As(err, &refused)
+	var again []*txJob // queued again for the next group, not answered yet
 	for i, j := range batch {
 		if err != nil {
 			j.err = errRunAlone
 			if cerr := j.ctx.Err(); cerr != nil {
 				j.err = cerr
+			} else if refused != nil && !j.requeued && !slices.Contains(refused.partners, drewFor[i]) {
+				j.requeued = true
+				again = append(again, j)
+				continue
 			}
 		} else {
 			j.err = results[i]
 		}
 		close(j.done)
+	}
+	if len(again) > 0 {
+		// First in the queue, and the callers woken to take them (on PostgreSQL the
+		// turn was given back before the draws, with nobody queued maybe).
+		g.mu.Lock()
+		g.queue = append(again, g.queue...)
+		g.signalFree()
+		g.mu.Unlock()
 	}
 }
 
@@ -624,9 +652,10 @@ func laterDraws(ctx context.Context) *drawsLater {
 // store.CreditDrawAll per partner, in partner order, as every group takes them (so two
 // groups drawing for the same partners take their rows in the same order and cannot
 // deadlock). Each partner's row is then held for one statement and the commit per
-// group, not per booking. If a partner's draws do not all fit, the group does not
-// commit and every booking runs alone, drawing its own credit (errRunAlone): the
-// refusal is then answered to exactly the bookings that do not fit, in their order.
+// group, not per booking. If some partners' draws do not all fit, the group does not
+// commit (*partnersRefused, naming them all): their bookings run alone, drawing their
+// own credit, so that the refusal is answered to exactly the bookings that do not fit,
+// in their order; the others run again in a group (commit).
 func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
 	if len(draws) == 0 {
 		return nil
@@ -635,16 +664,30 @@ func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
 	for _, e := range draws {
 		byPartner[e.PartnerID] = append(byPartner[e.PartnerID], e)
 	}
+	var refused []int64
 	for _, pid := range slices.Sorted(maps.Keys(byPartner)) {
+		// A refusal updates nothing (CreditDrawAll): the transaction goes on, to find
+		// every partner whose draws do not fit.
 		ok, err := tx.CreditDrawAll(context.Background(), byPartner[pid])
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return errRunAlone
+			refused = append(refused, pid)
 		}
 	}
+	if len(refused) > 0 {
+		return &partnersRefused{partners: refused}
+	}
 	return nil
+}
+
+// partnersRefused is drawAll's answer when the draws of some partners of a group do
+// not fit their credit: the group does not commit.
+type partnersRefused struct{ partners []int64 }
+
+func (e *partnersRefused) Error() string {
+	return fmt.Sprintf("booking: the credit draws of partners %v do not fit", e.partners)
 }
 
 // ownAnswer reports an error that is the booking's own answer whatever the rest of its

@@ -21,7 +21,8 @@ import (
 // fail, commit the others and answer each failing one with its own error: a room of two
 // asked three times (the third 422 invalid_quote), another partner's credit refused
 // (402 insufficient_credit), and the same Idempotency-Key twice in one group (one
-// booking; the other request replays it).
+// booking; the other request replays it). The refused draw keeps the group from
+// committing: the poor partner's booking runs alone, the six others in a group again.
 func TestGroupCommitAnswersEachBooking(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
@@ -84,9 +85,9 @@ func TestGroupCommitAnswersEachBooking(t *testing.T) {
 		groups0, grouped0 := svc.BookGroupStats()
 		release()
 		wg.Wait()
-		if groups, grouped := svc.BookGroupStats(); groups != groups0+1 || grouped != grouped0+int64(len(calls)) {
-			t.Fatalf("group stats %d groups of %d bookings after, %d of %d before; want one group of all %d",
-				groups, grouped, groups0, grouped0, len(calls))
+		if groups, grouped := svc.BookGroupStats(); groups != groups0+2 || grouped != grouped0+int64(2*len(calls)-1) {
+			t.Fatalf("group stats %d groups of %d bookings after, %d of %d before; want one group of all %d, then one of the %d others",
+				groups, grouped, groups0, grouped0, len(calls), len(calls)-1)
 		}
 
 		ok := func(cl *call) {
@@ -270,6 +271,81 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 			t.Fatalf("tight partner: %d made, %d refused; want 2 and 1", made, refused)
 		}
 		ledgerAddsUp(tight, 2)
+	})
+}
+
+// TestGroupRefusedPartnerRunsAlone: when one partner's credit draws in a group do not
+// fit, only that partner's bookings run alone; the other partners' run again together,
+// in one group, rather than each alone with a commit of its own. A partner the cache
+// sees on hold never joins a group: its refusal is answered while every group is held.
+func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax
+		night := func(day int) *booking.BookRequest {
+			return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+				RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
+				Guest: &booking.Guest{Name: "G"}}
+		}
+		partner := func(name, limit string) *booking.Caller {
+			p, err := svc.CreatePartner(ctx, name, booking.PartnerParams{CreditLimit: &limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, _, err := svc.IssueKey(ctx, name, booking.KeyParams{Mode: "live"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return &booking.Caller{Partner: p, Key: k}
+		}
+		other := partner("other", "10000")
+		poor := partner("poor", "0.01")
+
+		groups0, grouped0 := svc.BookGroupStats()
+		errs := runAsOneGroup(t, svc, []*booking.Caller{c, poor, other, c},
+			[]*booking.BookRequest{night(3), night(3), night(4), night(5)})
+		for i, err := range errs {
+			switch {
+			case i == 1 && tradewind.ErrorCode(err) != tradewind.ECodeInsufficientCredit:
+				t.Errorf("the poor partner's booking: %v; want insufficient_credit", err)
+			case i != 1 && err != nil:
+				t.Errorf("booking %d: %v; want it made", i, err)
+			}
+		}
+		// The group of four, which could not commit, then the three others as one group.
+		if groups, grouped := svc.BookGroupStats(); groups != groups0+2 || grouped != grouped0+4+3 {
+			t.Errorf("%d groups of %d bookings; want 2 of 7 (four, then the three others together)",
+				groups-groups0, grouped-grouped0)
+		}
+		for _, cl := range []*booking.Caller{c, other, poor} {
+			want := map[int64]int{c.Partner.ID: 2, other.Partner.ID: 1}[cl.Partner.ID]
+			if _, n, err := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: cl.Partner.ID}); err != nil || n != want {
+				t.Errorf("%s: %d bookings, %v; want %d", cl.Partner.Name, n, err, want)
+			}
+		}
+
+		// On hold: refused without a group, while every group is held.
+		held := true
+		blocked, err := svc.UpdatePartner(ctx, "other", booking.PartnerParams{Blocked: &held})
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued, release := booking.HoldBookGroups(svc)
+		defer release()
+		answer := make(chan error, 1)
+		go func() {
+			_, _, err := svc.Book(ctx, &booking.Caller{Partner: blocked, Key: other.Key}, "held", night(6))
+			answer <- err
+		}()
+		select {
+		case err := <-answer:
+			if code := tradewind.ErrorCode(err); code != tradewind.ECodeCreditBlocked {
+				t.Errorf("a partner on hold: %v; want credit_blocked", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a partner on hold waited for a group (%d queued); want it refused alone", queued())
+		}
 	})
 }
 
