@@ -184,6 +184,28 @@ func runAsOneGroup(t *testing.T, svc *booking.Service, callers []*booking.Caller
 	return errs
 }
 
+// doubleNight is a booking of Lisbon's double room for the night of day.
+func doubleNight(day int) *booking.BookRequest {
+	return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
+		RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
+		Guest: &booking.Guest{Name: "G"}}
+}
+
+// livePartner creates a partner of credit limit (a decimal amount) and its live key.
+func livePartner(t *testing.T, svc *booking.Service, name, limit string) *booking.Caller {
+	t.Helper()
+	ctx := context.Background()
+	p, err := svc.CreatePartner(ctx, name, booking.PartnerParams{CreditLimit: &limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _, err := svc.IssueKey(ctx, name, booking.KeyParams{Mode: "live"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &booking.Caller{Partner: p, Key: k}
+}
+
 // TestGroupCommitDrawsOncePerPartner: a group's credit draws are made together at its
 // end, per partner: when they fit, every booking commits and each partner's ledger
 // adds up, entry by entry, to its credit used; when one partner's do not all fit, the
@@ -193,27 +215,14 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 		ctx := context.Background()
 		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 		svc.BookGroupMax = booking.DefaultBookGroupMax
-		night := func(day int) *booking.BookRequest {
-			return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
-				RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
-				Guest: &booking.Guest{Name: "G"}}
-		}
+		night := doubleNight
 		pre, err := svc.Prebook(ctx, c, &night(3).QuoteRequest)
 		if err != nil {
 			t.Fatal(err)
 		}
 		price := pre.TotalPrice.Minor
 		partner := func(name string, limit int64) *booking.Caller {
-			l := fmt.Sprintf("%d.%02d", limit/100, limit%100)
-			p, err := svc.CreatePartner(ctx, name, booking.PartnerParams{CreditLimit: &l})
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, _, err := svc.IssueKey(ctx, name, booking.KeyParams{Mode: "live"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &booking.Caller{Partner: p, Key: k}
+			return livePartner(t, svc, name, fmt.Sprintf("%d.%02d", limit/100, limit%100))
 		}
 		ledgerAddsUp := func(cl *booking.Caller, want int) {
 			t.Helper()
@@ -283,24 +292,9 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 		ctx := context.Background()
 		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
 		svc.BookGroupMax = booking.DefaultBookGroupMax
-		night := func(day int) *booking.BookRequest {
-			return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
-				RoomID: apitest.RoomDouble, CheckIn: apitest.Day(day), CheckOut: apitest.Day(day + 1), Rooms: 1, Adults: 1},
-				Guest: &booking.Guest{Name: "G"}}
-		}
-		partner := func(name, limit string) *booking.Caller {
-			p, err := svc.CreatePartner(ctx, name, booking.PartnerParams{CreditLimit: &limit})
-			if err != nil {
-				t.Fatal(err)
-			}
-			k, _, err := svc.IssueKey(ctx, name, booking.KeyParams{Mode: "live"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &booking.Caller{Partner: p, Key: k}
-		}
-		other := partner("other", "10000")
-		poor := partner("poor", "0.01")
+		night := doubleNight
+		other := livePartner(t, svc, "other", "10000")
+		poor := livePartner(t, svc, "poor", "0.01")
 
 		groups0, grouped0 := svc.BookGroupStats()
 		errs := runAsOneGroup(t, svc, []*booking.Caller{c, poor, other, c},
