@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -125,8 +126,14 @@ func OpenTraced(ctx context.Context, dsn string, tracer pgx.QueryTracer) (*sqlst
 	}
 	cfg.Tracer = tracer
 	db := stdlib.OpenDB(*cfg)
+	// Every open connection stays open while in use: with fewer idle than open (16
+	// until night 6), a burst of 32 requests closed the surplus as each came back and
+	// opened it again for the next, a new backend and TLS handshake every time (the
+	// PostgreSQL get-booking benchmark: 6 300/s, p99 33 ms, against 11 400/s, 7 ms).
+	// A quiet server gives them back after a minute.
 	db.SetMaxOpenConns(32)
-	db.SetMaxIdleConns(16)
+	db.SetMaxIdleConns(32)
+	db.SetConnMaxIdleTime(time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("postgres: cannot connect: %w", err)
