@@ -121,10 +121,11 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	}
 	// Announced to the group commits as it starts, so that a group waits for it rather
 	// than commit without it (group.go); its quote ahead comes first.
-	// A live booking of a partner on hold, as the cache last saw it, runs alone (book):
-	// nobody waits for it.
+	// A live booking whose credit draw is likely refused runs alone (book): nobody waits
+	// for it.
+	alone := s.runsAlone(c)
 	var coming *arrival
-	if !heldAlone(c) {
+	if !alone {
 		coming = s.groups().announce()
 	}
 	defer coming.arrived()
@@ -140,7 +141,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 	// on the bookings' unique key when the key was used (errReplay), and every failure is
 	// answered below with the key's booking when there is one. A retry costs the checks
 	// and reads of a booking up to its insert, and keeps nothing it wrote before it.
-	created, err := s.book(ctx, c, idemKey, hash, req, coming)
+	created, err := s.book(ctx, c, idemKey, hash, req, coming, alone)
 	if err != nil {
 		// This request's key may have created a booking already, or another request's
 		// while this one was checked (it took the last room, or the prebook token): every
@@ -166,7 +167,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 // book validates, prices and creates a booking in one transaction (a live booking is
 // priced just before it and checked under it: quoteahead.go). errReplay: another
 // request of the same key committed first.
-func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest, coming *arrival) (*tradewind.Booking, error) {
+func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest, coming *arrival, alone bool) (*tradewind.Booking, error) {
 	var err error
 	var p problems
 	validateGuest(&p, req.Guest)
@@ -203,7 +204,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	kept := false // the transaction that ran last kept the quote ahead
 	// Run in a group commit with the bookings that arrive with it (group.go), or alone;
 	// either way under ctx, the transaction's own context.
-	err = s.bookTx(ctx, coming, heldAlone(c), func(ctx context.Context, tx store.Querier) error {
+	err = s.bookTx(ctx, coming, alone, func(ctx context.Context, tx store.Querier) error {
 		created = nil
 		// No lookup of the key's booking, here or before: the booking's insert below
 		// conflicts on the bookings' unique key (partner, mode, Idempotency-Key) when the
@@ -320,11 +321,14 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 	return created, err
 }
 
-// heldAlone reports a live booking that runs alone, never in a group: its partner is on
-// hold as the cache last saw it (within its bound), so its credit draw will be refused
-// (or, just released, drawn) by the store, alone; in a group the refusal would only
-// make the other bookings of the group run again (drawAll).
-func heldAlone(c *Caller) bool { return !c.Test() && c.Partner.Blocked }
+// runsAlone reports a live booking that runs alone, never in a group, because its credit
+// draw is likely refused: its partner is on hold as the cache last saw it (within its
+// bound), or a group could not make its draws lately (DefaultRefusedWindow). Alone, the
+// store refuses it (or, the partner released or its credit raised since, draws it); in
+// a group the refusal would make the other bookings of the group run again (drawAll).
+func (s *Service) runsAlone(c *Caller) bool {
+	return !c.Test() && (c.Partner.Blocked || s.groups().refusedLately(c.Partner.ID))
+}
 
 func duplicatePartnerRef(ref string) error {
 	return tradewind.Errorf(tradewind.ECodeDuplicatePartnerRef, "partner_reference %q is already used by another booking.", ref)

@@ -74,3 +74,21 @@ func SetBookComingWait(s *Service, d time.Duration) {
 func DrawCredit(s *Service, ctx context.Context, tx store.Querier, b *tradewind.Booking) error {
 	return s.moveCredit(ctx, tx, b, store.LedgerDraw)
 }
+
+// SetBeforeRequeue sets f to run as a group that could not commit for a partner's credit
+// chooses a booking to queue again (under the committer's lock, before it queues).
+func SetBeforeRequeue(s *Service, f func()) {
+	g := s.groups()
+	g.mu.Lock()
+	g.beforeRequeue = f
+	g.mu.Unlock()
+}
+
+// SetRefusedWindow sets how long a partner whose draws a group could not make runs its
+// bookings alone.
+func SetRefusedWindow(s *Service, d time.Duration) {
+	g := s.groups()
+	g.mu.Lock()
+	g.refusedWindow = d
+	g.mu.Unlock()
+}

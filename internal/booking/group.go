@@ -30,8 +30,9 @@ import (
 // fit, the group does not commit: that partner's bookings run alone, where each is
 // answered its own refusal or not, and the others queue again, once, for the next
 // group (so one partner over its limit does not send every booking beside it to pay a
-// commit of its own). A partner the cache sees on hold runs its bookings alone from
-// the start (Book).
+// commit of its own). For a while after (DefaultRefusedWindow) that partner's bookings run alone
+// from the start, as do those of a partner the cache sees on hold (Book): a partner
+// booking in a loop at its limit cannot fail one group after another.
 //
 // On SQLite one group at a time runs its bookings (atOnce 1, whatever is asked) and
 // commits them: the next one starts once the previous one committed (oneConn). There
@@ -93,7 +94,7 @@ type txJob struct {
 	err  error
 	done chan struct{}
 	// requeued: a group that could not commit for another partner's credit queued it
-	// again (commit); the next time it runs alone.
+	// again for the next group (commit); should that one fail too, it runs alone.
 	requeued bool
 }
 
@@ -132,7 +133,55 @@ type groupCommitter struct {
 	// queued, or an announced one given up. Buffered, one token.
 	arrivals chan struct{}
 
+	// refusedUntil: the partners whose credit draws a group could not make lately, and
+	// until when their bookings run alone (refusedWindow after; under mu).
+	refusedUntil  map[int64]time.Time
+	refusedWindow time.Duration // DefaultRefusedWindow
+	refusing      atomic.Bool   // refusedUntil holds a partner: Book's check takes no lock otherwise
+
 	groups, grouped atomic.Int64 // groups of two bookings or more, and their bookings
+	// beforeRequeue, when set (tests), runs as a job is chosen to queue again.
+	beforeRequeue func()
+}
+
+// DefaultRefusedWindow is how long the bookings of a partner whose draws a group could
+// not make run alone: long enough that a partner booking in a loop at its limit fails
+// one group, not one after another; short enough that one whose credit was raised or
+// released soon joins groups again. A scheduling bound, not business time.
+const DefaultRefusedWindow = time.Second
+
+// refusedLately reports a partner whose draws a group could not make within its
+// refusedWindow.
+func (g *groupCommitter) refusedLately(partnerID int64) bool {
+	if g == nil || !g.refusing.Load() {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	until, ok := g.refusedUntil[partnerID]
+	if ok && !time.Now().Before(until) {
+		delete(g.refusedUntil, partnerID)
+		ok = false
+	}
+	g.refusing.Store(len(g.refusedUntil) > 0)
+	return ok
+}
+
+// noteRefused remembers partners whose draws a group could not make; g.mu is held.
+func (g *groupCommitter) noteRefused(partners []int64) {
+	now := time.Now()
+	if g.refusedUntil == nil {
+		g.refusedUntil = map[int64]time.Time{}
+	}
+	for id, until := range g.refusedUntil { // bounded by the partners refused in a second
+		if !now.Before(until) {
+			delete(g.refusedUntil, id)
+		}
+	}
+	for _, id := range partners {
+		g.refusedUntil[id] = now.Add(g.refusedWindow)
+	}
+	g.refusing.Store(len(g.refusedUntil) > 0)
 }
 
 // BookGroupStats returns how many group commits of two bookings or more the service
@@ -150,7 +199,7 @@ func newGroupCommitter(st store.Store, log *slog.Logger, most, atOnce int, oneCo
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &groupCommitter{st: st, log: log, max: most, atOnce: max(1, atOnce), lockWait: lockWait, alongside: max(2, most/8), oneConn: oneConn,
-		comingWait: DefaultComingWait, wake: make(chan struct{}), arrivals: make(chan struct{}, 1)}
+		comingWait: DefaultComingWait, refusedWindow: DefaultRefusedWindow, wake: make(chan struct{}), arrivals: make(chan struct{}, 1)}
 }
 
 // signal wakes the callers waiting for a turn or a bigger queue; on one connection it
@@ -587,7 +636,13 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		g.grouped.Add(int64(len(batch)))
 	}
 	var refused *partnersRefused
-	errors.As(err, &refused)
+	if errors.As(err, &refused) {
+		// Chosen and queued again under one lock: a request cancelled meanwhile finds
+		// its job either answered or queued (gaveUp), never taken out and not back.
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.noteRefused(refused.partners)
+	}
 	var again []*txJob // queued again for the next group, not answered yet
 	for i, j := range batch {
 		if err != nil {
@@ -595,6 +650,9 @@ func (g *groupCommitter) commit(batch []*txJob) {
 			if cerr := j.ctx.Err(); cerr != nil {
 				j.err = cerr
 			} else if refused != nil && !j.requeued && !slices.Contains(refused.partners, drewFor[i]) {
+				if g.beforeRequeue != nil {
+					g.beforeRequeue()
+				}
 				j.requeued = true
 				again = append(again, j)
 				continue
@@ -607,10 +665,8 @@ func (g *groupCommitter) commit(batch []*txJob) {
 	if len(again) > 0 {
 		// First in the queue, and the callers woken to take them (on PostgreSQL the
 		// turn was given back before the draws, with nobody queued maybe).
-		g.mu.Lock()
 		g.queue = append(again, g.queue...)
 		g.signalFree()
-		g.mu.Unlock()
 	}
 }
 
@@ -654,8 +710,9 @@ func laterDraws(ctx context.Context) *drawsLater {
 // deadlock). Each partner's row is then held for one statement and the commit per
 // group, not per booking. If some partners' draws do not all fit, the group does not
 // commit (*partnersRefused, naming them all): their bookings run alone, drawing their
-// own credit, so that the refusal is answered to exactly the bookings that do not fit,
-// in their order; the others run again in a group (commit).
+// own credit, so that the refusal is answered to exactly the bookings that do not fit;
+// the others run again in a group (commit). Naming them all holds the later partners'
+// rows until the group's rollback: other groups drawing for them wait that long.
 func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
 	if len(draws) == 0 {
 		return nil

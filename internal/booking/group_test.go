@@ -285,8 +285,9 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 
 // TestGroupRefusedPartnerRunsAlone: when one partner's credit draws in a group do not
 // fit, only that partner's bookings run alone; the other partners' run again together,
-// in one group, rather than each alone with a commit of its own. A partner the cache
-// sees on hold never joins a group: its refusal is answered while every group is held.
+// in one group, rather than each alone with a commit of its own. For a while after,
+// that partner's bookings never join a group, nor do those of a partner the cache sees
+// on hold: their refusals are answered while every group is held.
 func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
@@ -295,6 +296,7 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 		night := doubleNight
 		other := livePartner(t, svc, "other", "10000")
 		poor := livePartner(t, svc, "poor", "0.01")
+		booking.SetRefusedWindow(svc, time.Minute) // however slow the test's machine
 
 		groups0, grouped0 := svc.BookGroupStats()
 		errs := runAsOneGroup(t, svc, []*booking.Caller{c, poor, other, c},
@@ -319,7 +321,8 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 			}
 		}
 
-		// On hold: refused without a group, while every group is held.
+		// Refused lately, and on hold: each refused without a group, while every group
+		// is held.
 		held := true
 		blocked, err := svc.UpdatePartner(ctx, "other", booking.PartnerParams{Blocked: &held})
 		if err != nil {
@@ -327,18 +330,77 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 		}
 		queued, release := booking.HoldBookGroups(svc)
 		defer release()
-		answer := make(chan error, 1)
-		go func() {
-			_, _, err := svc.Book(ctx, &booking.Caller{Partner: blocked, Key: other.Key}, "held", night(6))
-			answer <- err
-		}()
-		select {
-		case err := <-answer:
-			if code := tradewind.ErrorCode(err); code != tradewind.ECodeCreditBlocked {
-				t.Errorf("a partner on hold: %v; want credit_blocked", err)
+		for _, b := range []struct {
+			what   string
+			caller *booking.Caller
+			want   string
+		}{
+			{"the partner refused lately", poor, tradewind.ECodeInsufficientCredit},
+			{"a partner on hold", &booking.Caller{Partner: blocked, Key: other.Key}, tradewind.ECodeCreditBlocked},
+		} {
+			answer := make(chan error, 1)
+			go func() {
+				_, _, err := svc.Book(ctx, b.caller, "alone-"+b.want, night(6))
+				answer <- err
+			}()
+			select {
+			case err := <-answer:
+				if code := tradewind.ErrorCode(err); code != b.want {
+					t.Errorf("%s: %v; want %s", b.what, err, b.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s waited for a group (%d queued); want it refused alone", b.what, queued())
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("a partner on hold waited for a group (%d queued); want it refused alone", queued())
+		}
+	})
+}
+
+// TestGroupRequeuedBookingGivesUp: a booking whose request is cancelled just as its
+// group, refused another partner's credit, chooses to queue it again is answered, and
+// never created: it leaves the queue, or its group answers it. Before, on PostgreSQL,
+// when another request's goroutine ran the group, it could wait with no group to take
+// it (one run in six): the scenario runs ten times.
+func TestGroupRequeuedBookingGivesUp(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+		svc.BookGroupMax = booking.DefaultBookGroupMax
+		poor := livePartner(t, svc, "poor", "0.01")
+		booking.SetRefusedWindow(svc, 0) // the poor partner joins every group
+		for i := range 10 {
+			bctx, cancel := context.WithCancel(ctx)
+			booking.SetBeforeRequeue(svc, func() {
+				cancel()
+				// Room for the request to give up now, as it may: its job is out of the
+				// queue and not answered. (Under the committer's lock, it waits for it.)
+				time.Sleep(20 * time.Millisecond)
+			})
+			queued, release := booking.HoldBookGroups(svc)
+			answers := make(chan error, 2)
+			go func() {
+				_, _, err := svc.Book(ctx, poor, fmt.Sprint("refused-", i), doubleNight(3))
+				answers <- err
+			}()
+			go func() {
+				_, _, err := svc.Book(bctx, c, fmt.Sprint("cancelled-", i), doubleNight(4))
+				answers <- err
+			}()
+			waitQueued(t, queued, 2)
+			release()
+			for range 2 {
+				select {
+				case err := <-answers:
+					if err == nil {
+						t.Errorf("run %d: a booking was made; want the refused one 402 and the cancelled one its context's error", i)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("run %d: a booking is still waiting (%d queued); want both answered", i, queued())
+				}
+			}
+			cancel()
+		}
+		if _, n, err := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID}); err != nil || n != 0 {
+			t.Errorf("the cancelled bookings' partner has %d bookings, %v; want none", n, err)
 		}
 	})
 }
