@@ -11,6 +11,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +23,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,6 +48,7 @@ import (
 	"github.com/tradewind/tradewind/internal/store/postgres"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/webhook"
 )
 
 type config struct {
@@ -65,6 +69,7 @@ type config struct {
 	bookGroupMax                          int           // booking.Service.BookGroupMax
 	bookGroupsAtOnce                      int           // booking.Service.BookGroupsAtOnce
 	bookGroupLockWait                     time.Duration // booking.Service.BookGroupLockWait
+	webhooks                              bool          // the partner subscribed to booking.confirmed, delivered to a local sink
 }
 
 func main() {
@@ -96,6 +101,7 @@ func main() {
 	flag.Float64Var(&c.writerShare, "request-log-writer-share", reqlog.DefaultWriterShare, "the request log writer's most share of the server's CPU, all cores together (1: never held back)")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.StringVar(&c.cpuProfileScenario, "cpuprofile-scenario", "", "with --cpuprofile: profile only this scenario's first attack on the API (server and load generator), not the whole run")
+	flag.BoolVar(&c.webhooks, "webhooks", false, "subscribe the benchmark's partner to booking.confirmed at a local https sink answering 200, and run the webhook dispatcher as serve does: every booking then makes a delivery, sent and recorded while the scenarios run")
 	flag.IntVar(&c.rounds, "rounds", 1, "with --request-log both: how many times each read scenario runs with the log off, on, and its floor, alternating (the rates and CPU are over all rounds)")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
@@ -154,6 +160,14 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		go model.Run(runCtx)
 		svc = booking.New(readmodel.Tracked(st, model), tradewind.SystemClock{}, nil)
 		svc.Reads = model
+	}
+	var sunk *atomic.Int64 // deliveries the sink received
+	if c.webhooks {
+		var stopHooks func()
+		if svc, sunk, stopHooks, err = withWebhooks(ctx, st, svc); err != nil {
+			return err
+		}
+		defer stopHooks()
 	}
 	svc.BookGroupMax = c.bookGroupMax
 	svc.BookGroupsAtOnce = c.bookGroupsAtOnce
@@ -246,6 +260,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	if kept, missed := svc.PrebookAheadStats(); kept+missed > 0 {
 		fmt.Fprintf(out, "prebooks priced from the read model and stored as the store held them: %d; priced from the store: %d\n", kept, missed)
+	}
+	if sunk != nil {
+		fmt.Fprintf(out, "webhook deliveries received by the sink: %d\n", sunk.Load())
 	}
 	fmt.Fprintf(out, "peak RSS of the benchmark process (server, load generator, floor): %d MB\n", peakRSSMB())
 	return nil
@@ -848,3 +865,45 @@ func (b *bench) warmBookings(ctx context.Context, st *sqlstore.DB, next func() r
 
 // pgDBName is the shape --pg-db may take: it goes into DROP and CREATE DATABASE as is.
 var pgDBName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+// withWebhooks subscribes the benchmark's partner to booking.confirmed at a local https
+// sink answering 200 and runs a webhook dispatcher as serve wires it (its store nudging the
+// dispatcher once an event commits). It returns svc over that store, the count of
+// deliveries the sink received, and how to stop both.
+func withWebhooks(ctx context.Context, st *sqlstore.DB, svc *booking.Service) (*booking.Service, *atomic.Int64, func(), error) {
+	sunk := new(atomic.Int64)
+	// Over https, as every subscription is: the sink's own certificate trusted.
+	sink := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		sunk.Add(1)
+	}))
+	sinkURL, stopSink := sink.URL, sink.Close
+	roots := x509.NewCertPool()
+	roots.AddCert(sink.Certificate())
+	d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: st,
+		Deliverer: webhook.NewDeliverer(true, webhook.DefaultTimeout, &tls.Config{RootCAs: roots}),
+		Logger:    slog.New(slog.DiscardHandler)})
+	if err != nil {
+		stopSink()
+		return nil, nil, nil, err
+	}
+	hooked := booking.New(webhook.NotifyOnEvent(svc.Store, d.Nudge), tradewind.SystemClock{}, nil)
+	hooked.Reads = svc.Reads
+	hooked.WebhookAllowPrivate = true // the sink is on loopback, over http
+	p, keys, err := hooked.PartnerKeys(ctx, "bench")
+	if err == nil && len(keys) == 0 {
+		err = errors.New("the benchmark's partner has no key")
+	}
+	if err == nil {
+		_, err = hooked.CreateSubscription(ctx, &booking.Caller{Partner: p, Key: keys[0]},
+			&booking.SubscriptionRequest{URL: sinkURL + "/hook", EventTypes: []string{string(tradewind.EventBookingConfirmed)}})
+	}
+	if err != nil {
+		stopSink()
+		return nil, nil, nil, fmt.Errorf("webhook subscription: %w", err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(runCtx) }()
+	return hooked, sunk, func() { stop(); <-done; stopSink() }, nil
+}

@@ -54,7 +54,21 @@ type DispatcherConfig struct {
 type Dispatcher struct {
 	cfg   DispatcherConfig
 	nudge chan struct{}
+	// records takes the attempts made to the goroutine that records them (Run), in
+	// transactions of several when they come together (recordAll).
+	records chan *attemptRecord
 }
+
+// attemptRecord is an attempt waiting to be recorded, and then its outcome.
+type attemptRecord struct {
+	p    store.DeliveryAttemptParams
+	kept bool // the lease still held: the attempt and the delivery's next state are stored
+	err  error
+	done chan struct{}
+}
+
+// maxRecordBatch bounds the attempts one transaction records.
+const maxRecordBatch = 64
 
 // NewDispatcher checks cfg and fills in its defaults.
 func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
@@ -86,7 +100,7 @@ func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
 	if cfg.Lease <= cfg.Deliverer.timeout {
 		return nil, errors.New("webhook dispatcher: the lease must be longer than the delivery timeout " + cfg.Deliverer.timeout.String())
 	}
-	return &Dispatcher{cfg: cfg, nudge: make(chan struct{}, 1)}, nil
+	return &Dispatcher{cfg: cfg, nudge: make(chan struct{}, 1), records: make(chan *attemptRecord)}, nil
 }
 
 // Nudge tells the dispatcher that an event was committed, so that its first attempt
@@ -102,14 +116,25 @@ func (d *Dispatcher) Nudge() {
 // of ctx aborts them unrecorded: their leases expire and they are sent again, by this
 // server once restarted or by another one.
 func (d *Dispatcher) Run(ctx context.Context) {
+	recorded := make(chan struct{})
+	go func() { defer close(recorded); d.recordLoop() }()
+	// Once the attempts in flight are recorded, the recorder stops: in this order.
+	defer func() { <-recorded }()
+	defer close(d.records)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	slots := make(chan struct{}, d.cfg.Concurrency) // one per attempt in flight
 	freed := make(chan struct{}, 1)
 	timer := time.NewTimer(d.cfg.PollInterval)
 	defer timer.Stop()
+	polled := true // the first pass, or the poll's tick: claim into any free slot
 	for {
-		if free := cap(slots) - len(slots); free > 0 {
+		// Woken by an attempt's end or a nudge, it claims once half the slots are free:
+		// claimed as each attempt ended, one or two at a time, every delivery cost a
+		// claim's transaction of its own (on SQLite a sync of the WAL). The poll's tick
+		// claims into any free slot, so that slow attempts holding most slots delay the
+		// others by a poll at most.
+		if free := cap(slots) - len(slots); free > 0 && (polled || 2*free >= cap(slots)) {
 			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free})
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.WarnContext(ctx, "webhook: claiming due deliveries failed", "err", err)
@@ -132,12 +157,14 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			}
 		}
 		timer.Reset(d.cfg.PollInterval)
+		polled = false
 		select {
 		case <-ctx.Done():
 			return
 		case <-d.nudge:
 		case <-freed:
 		case <-timer.C:
+			polled = true
 		}
 	}
 }
@@ -185,13 +212,11 @@ func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
 			p.Status, p.NextAttemptAt = store.DeliveryPending, d.cfg.Clock.Now().Add(delay)
 		}
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	var kept bool
-	err := d.cfg.Store.InTx(rctx, func(q store.Querier) (err error) {
-		kept, err = q.DeliveryRecordAttempt(rctx, p)
-		return err
-	})
+	rec := &attemptRecord{p: p, done: make(chan struct{})}
+	d.records <- rec
+	<-rec.done
+	kept, err := rec.kept, rec.err
+	rctx := context.WithoutCancel(ctx)
 	log := d.cfg.Logger.With("delivery_id", c.ID, "event_id", c.Event.ID, "event_type", c.Event.Type,
 		"subscription_id", c.SubscriptionID, "partner_id", c.Event.PartnerID, "attempt", attempt, "status_code", a.StatusCode)
 	switch {
@@ -209,6 +234,57 @@ func (d *Dispatcher) deliver(ctx context.Context, c *store.ClaimedDelivery) {
 	}
 	if d.cfg.Observe != nil {
 		d.cfg.Observe(a.Err == nil)
+	}
+}
+
+// recordLoop records the attempts deliver hands it until Run closes d.records: each
+// batch those that came while the one before was recorded, in one transaction
+// (recordAll), so that on SQLite a batch pays one sync of the WAL, not one an attempt.
+func (d *Dispatcher) recordLoop() {
+	for first := range d.records {
+		batch := []*attemptRecord{first}
+	more:
+		for len(batch) < maxRecordBatch {
+			select {
+			case r, ok := <-d.records:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		d.recordAll(batch)
+		for _, r := range batch {
+			close(r.done)
+		}
+	}
+}
+
+// recordAll records batch in one transaction; when it fails, each attempt in a
+// transaction of its own, so that one failing record does not lose the others.
+func (d *Dispatcher) recordAll(batch []*attemptRecord) {
+	record := func(rs []*attemptRecord) error {
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		defer cancel()
+		return d.cfg.Store.InTx(ctx, func(q store.Querier) error {
+			for _, r := range rs {
+				kept, err := q.DeliveryRecordAttempt(ctx, r.p)
+				if err != nil {
+					return err
+				}
+				r.kept = kept
+			}
+			return nil
+		})
+	}
+	if len(batch) > 1 && record(batch) == nil {
+		return
+	}
+	for _, r := range batch {
+		r.kept = false
+		r.err = record([]*attemptRecord{r})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,6 +167,7 @@ type dispatcherOptions struct {
 	lease        time.Duration
 	poll         time.Duration
 	concurrency  int
+	timeout      time.Duration // an attempt's; default 2 s
 }
 
 // startDispatcher runs a dispatcher over st with the test clock, no jitter and a short
@@ -178,11 +180,14 @@ func startDispatcher(t testing.TB, st store.Store, clock tradewind.Clock, o disp
 	if o.poll == 0 {
 		o.poll = 10 * time.Millisecond
 	}
+	if o.timeout == 0 {
+		o.timeout = 2 * time.Second
+	}
 	sched, err := webhook.ParseSchedule(o.schedule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: st, Deliverer: webhook.NewDeliverer(!o.forbid, 2*time.Second, trustTestCerts(t)),
+	d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: st, Deliverer: webhook.NewDeliverer(!o.forbid, o.timeout, trustTestCerts(t)),
 		Schedule: sched, Clock: clock, PollInterval: o.poll, Lease: o.lease, Concurrency: o.concurrency, Rand: func() float64 { return 0.5 }})
 	if err != nil {
 		t.Fatal(err)
@@ -639,4 +644,86 @@ func TestNewDispatcherChecksLease(t *testing.T) {
 	if _, err := webhook.NewDispatcher(webhook.DispatcherConfig{}); err == nil {
 		t.Error("NewDispatcher without a store succeeded")
 	}
+}
+
+// claimCounter counts the claims of a store that leased at least one delivery.
+type claimCounter struct {
+	store.Store
+	mu     sync.Mutex
+	leased []int // each claim's deliveries
+}
+
+func (s *claimCounter) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimParams) ([]*store.ClaimedDelivery, error) {
+	l, err := s.Store.DeliveryClaimDue(ctx, p)
+	if len(l) > 0 {
+		s.mu.Lock()
+		s.leased = append(s.leased, len(l))
+		s.mu.Unlock()
+	}
+	return l, err
+}
+
+// TestClaimsInBatches: with attempts in flight, the dispatcher claims again once half
+// its slots are free, not as each attempt ends: eight deliveries due, four slots, the
+// receiver answering one request at a time, make three claims (4, 2, 2), not five
+// (4, then 1 four times), each a transaction (on SQLite a sync). Its poll's tick is an
+// hour here: the tick claims into any free slot.
+func TestClaimsInBatches(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, acme, rc := newEnv(t, o)
+		subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+		for i := range 8 {
+			env.Book(acme.LiveKey, fmt.Sprint("k", i), hotelBooking(1+i, 2+i, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+		}
+		answer := make(chan struct{})
+		rc.setRespond(func(*http.Request, int) int { <-answer; return http.StatusOK })
+		st := &claimCounter{Store: env.Store}
+		startDispatcher(t, st, env.Clock, dispatcherOptions{poll: time.Hour, concurrency: 4})
+		succeeded := func() (n int) {
+			l, err := env.Store.DeliveryList(context.Background(), store.DeliveryFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range l {
+				if d.Status == store.DeliverySucceeded {
+					n++
+				}
+			}
+			return n
+		}
+		for n := 1; n <= 8; n++ {
+			waitFor(t, fmt.Sprintf("request %d", n), func() bool { return rc.requests() >= n })
+			// Every request in flight is held: answer one, wait for its record, and give
+			// the dispatcher time to claim into its slot (as it did before) or not.
+			answer <- struct{}{}
+			waitFor(t, fmt.Sprintf("%d deliveries recorded", n), func() bool { return succeeded() >= n })
+			time.Sleep(30 * time.Millisecond)
+		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if !slices.Equal(st.leased, []int{4, 2, 2}) {
+			t.Errorf("claims of %v deliveries; want [4 2 2]", st.leased)
+		}
+	})
+}
+
+// TestTickClaimsIntoAnyFreeSlot: while slow attempts hold most slots, the poll's tick
+// still claims into the one free: a new delivery goes out within a poll, not once half
+// the slots are free.
+func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
+	env, acme, rc := newEnv(t, storetest.Openers()[0])
+	subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
+	for i := range 4 {
+		env.Book(acme.LiveKey, fmt.Sprint("k", i), hotelBooking(1+i, 2+i, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+	}
+	answer := make(chan struct{})
+	defer close(answer) // the held requests end with the test
+	rc.setRespond(func(*http.Request, int) int { <-answer; return http.StatusOK })
+	// The held attempts outlast the wait below: only the tick can free the way.
+	startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, timeout: 30 * time.Second})
+	waitFor(t, "4 requests in flight", func() bool { return rc.requests() == 4 })
+	answer <- struct{}{} // one slot free, three held
+	rc.waitAcknowledged(1)
+	env.Book(acme.LiveKey, "k4", hotelBooking(5, 6, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+	waitFor(t, "the new delivery's request beside the three held", func() bool { return rc.requests() == 5 })
 }
