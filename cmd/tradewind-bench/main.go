@@ -889,7 +889,7 @@ func withWebhooks(ctx context.Context, st *sqlstore.DB, svc *booking.Service) (*
 	}
 	hooked := booking.New(webhook.NotifyOnEvent(svc.Store, d.Nudge), tradewind.SystemClock{}, nil)
 	hooked.Reads = svc.Reads
-	hooked.WebhookAllowPrivate = true // the sink is on loopback, over http
+	hooked.WebhookAllowPrivate = true // the sink is on loopback
 	p, keys, err := hooked.PartnerKeys(ctx, "bench")
 	if err == nil && len(keys) == 0 {
 		err = errors.New("the benchmark's partner has no key")

@@ -10,7 +10,7 @@ import (
 
 // newDispatcher configures the webhook dispatcher; it runs once the server does (see
 // wireWebhooks). The service's store nudges it, so that the deliveries of events of
-// this server's requests go at once; those of other servers and operator commands go
+// this server's requests go at once (within a poll when most of its slots are busy); those of other servers and operator commands go
 // within a poll.
 func (c *serveCmd) newDispatcher(e *env, st *sqlstore.DB, srv *server) (*webhook.Dispatcher, error) {
 	schedule, err := webhook.ParseSchedule(c.WebhookRetrySchedule)

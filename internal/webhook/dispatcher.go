@@ -104,7 +104,8 @@ func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
 }
 
 // Nudge tells the dispatcher that an event was committed, so that its first attempt
-// goes out now rather than at the next poll; it never blocks.
+// goes out now rather than at the next poll (unless more than half its slots are busy:
+// then at the next poll); it never blocks.
 func (d *Dispatcher) Nudge() {
 	select {
 	case d.nudge <- struct{}{}:
@@ -114,7 +115,8 @@ func (d *Dispatcher) Nudge() {
 
 // Run sends deliveries until ctx ends, then waits for the attempts in flight. The end
 // of ctx aborts them unrecorded: their leases expire and they are sent again, by this
-// server once restarted or by another one.
+// server once restarted or by another one. Run is called once: its end stops the
+// recorder for good.
 func (d *Dispatcher) Run(ctx context.Context) {
 	recorded := make(chan struct{})
 	go func() { defer close(recorded); d.recordLoop() }()
@@ -156,8 +158,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 				continue // more may be due
 			}
 		}
-		timer.Reset(d.cfg.PollInterval)
-		polled = false
+		// The tick keeps its pace whatever else wakes the loop: reset at every wake-up,
+		// a stream of nudges would never let it come.
+		if polled {
+			timer.Reset(d.cfg.PollInterval)
+			polled = false
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -263,11 +269,14 @@ func (d *Dispatcher) recordLoop() {
 }
 
 // recordAll records batch in one transaction; when it fails, each attempt in a
-// transaction of its own, so that one failing record does not lose the others.
+// transaction of its own, so that one failing record does not lose the others. All
+// within one recordTimeout, as one attempt's record was: a database that does not
+// answer holds the recorder that long, not once per attempt (those not recorded are
+// sent again once their leases expire).
 func (d *Dispatcher) recordAll(batch []*attemptRecord) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+	defer cancel()
 	record := func(rs []*attemptRecord) error {
-		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-		defer cancel()
 		return d.cfg.Store.InTx(ctx, func(q store.Querier) error {
 			for _, r := range rs {
 				kept, err := q.DeliveryRecordAttempt(ctx, r.p)

@@ -653,6 +653,24 @@ type claimCounter struct {
 	leased []int // each claim's deliveries
 }
 
+func (s *claimCounter) claims() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.leased)
+}
+
+// holdUntil answers each request 200 once answer gives it a turn (or closes), or not at
+// all when its client gave up.
+func holdUntil(answer <-chan struct{}) func(*http.Request, int) int {
+	return func(r *http.Request, _ int) int {
+		select {
+		case <-answer:
+		case <-r.Context().Done():
+		}
+		return http.StatusOK
+	}
+}
+
 func (s *claimCounter) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimParams) ([]*store.ClaimedDelivery, error) {
 	l, err := s.Store.DeliveryClaimDue(ctx, p)
 	if len(l) > 0 {
@@ -676,7 +694,8 @@ func TestClaimsInBatches(t *testing.T) {
 			env.Book(acme.LiveKey, fmt.Sprint("k", i), hotelBooking(1+i, 2+i, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
 		}
 		answer := make(chan struct{})
-		rc.setRespond(func(*http.Request, int) int { <-answer; return http.StatusOK })
+		defer close(answer) // a failed wait below must not leave requests held
+		rc.setRespond(holdUntil(answer))
 		st := &claimCounter{Store: env.Store}
 		startDispatcher(t, st, env.Clock, dispatcherOptions{poll: time.Hour, concurrency: 4})
 		succeeded := func() (n int) {
@@ -698,6 +717,9 @@ func TestClaimsInBatches(t *testing.T) {
 			answer <- struct{}{}
 			waitFor(t, fmt.Sprintf("%d deliveries recorded", n), func() bool { return succeeded() >= n })
 			time.Sleep(30 * time.Millisecond)
+			if n == 2 || n == 4 { // half the slots free: the next claim
+				waitFor(t, fmt.Sprintf("claim %d", n/2+1), func() bool { return st.claims() > n/2 })
+			}
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
@@ -709,7 +731,7 @@ func TestClaimsInBatches(t *testing.T) {
 
 // TestTickClaimsIntoAnyFreeSlot: while slow attempts hold most slots, the poll's tick
 // still claims into the one free: a new delivery goes out within a poll, not once half
-// the slots are free.
+// the slots are free; nudges coming faster than the poll do not hold the tick off.
 func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
 	env, acme, rc := newEnv(t, storetest.Openers()[0])
 	subscribe(t, env, acme.LiveKey, rc, "/h", tradewind.EventBookingConfirmed)
@@ -718,9 +740,21 @@ func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
 	}
 	answer := make(chan struct{})
 	defer close(answer) // the held requests end with the test
-	rc.setRespond(func(*http.Request, int) int { <-answer; return http.StatusOK })
+	rc.setRespond(holdUntil(answer))
 	// The held attempts outlast the wait below: only the tick can free the way.
-	startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, timeout: 30 * time.Second})
+	d, _ := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, timeout: 30 * time.Second})
+	nudging := make(chan struct{})
+	defer close(nudging)
+	go func() { // a steady stream of other events' nudges
+		for {
+			select {
+			case <-nudging:
+				return
+			case <-time.After(5 * time.Millisecond):
+				d.Nudge()
+			}
+		}
+	}()
 	waitFor(t, "4 requests in flight", func() bool { return rc.requests() == 4 })
 	answer <- struct{}{} // one slot free, three held
 	rc.waitAcknowledged(1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tradewind/tradewind/internal/store"
 )
@@ -89,6 +90,42 @@ func TestAttemptRecordFailsAlone(t *testing.T) {
 		failing := r.p.DeliveryID == st.failID
 		if failing != (r.err != nil) || r.kept == failing {
 			t.Errorf("attempt %d: kept %v, %v; want failing %v", r.p.DeliveryID, r.kept, r.err, failing)
+		}
+	}
+}
+
+// deadlineStore fails every transaction and notes each one's deadline.
+type deadlineStore struct {
+	store.Store
+	deadlines []time.Time
+}
+
+func (s *deadlineStore) InTx(ctx context.Context, _ func(store.Querier) error) error {
+	d, _ := ctx.Deadline()
+	s.deadlines = append(s.deadlines, d)
+	return errors.New("database unreachable")
+}
+
+// TestAttemptRecordsShareOneDeadline: a batch whose transaction fails, and the records
+// alone that follow, run within one recordTimeout, as one attempt's record did: a
+// database that does not answer holds the recorder that long, not once an attempt (the
+// leases of the attempts waiting behind it would expire, and they would be sent twice).
+func TestAttemptRecordsShareOneDeadline(t *testing.T) {
+	st := &deadlineStore{}
+	d := &Dispatcher{cfg: DispatcherConfig{Store: st}}
+	rs := queued(4)
+	d.recordAll(rs)
+	if len(st.deadlines) != 5 {
+		t.Fatalf("%d transactions, want 5 (the batch, then each alone)", len(st.deadlines))
+	}
+	for i, dl := range st.deadlines {
+		if dl.IsZero() || !dl.Equal(st.deadlines[0]) {
+			t.Errorf("transaction %d's deadline %v; want the batch's, %v", i, dl, st.deadlines[0])
+		}
+	}
+	for _, r := range rs {
+		if r.err == nil || r.kept {
+			t.Errorf("attempt %d: kept %v, %v; want the store's error", r.p.DeliveryID, r.kept, r.err)
 		}
 	}
 }
