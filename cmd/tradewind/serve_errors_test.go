@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
+	"github.com/tradewind/tradewind/internal/store/storetest"
 	"github.com/tradewind/tradewind/internal/webhook"
 )
 
@@ -48,7 +48,10 @@ func TestServeErrorPathsReleaseWhatStarted(t *testing.T) {
 		c := &serveCmd{Addr: "127.0.0.1:0", AdminAddr: freeAddr(t), WebhookRetrySchedule: webhook.DefaultSchedule, TrustedProxies: ""}
 		return e, c
 	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "tw.db"))
+	// Not t.TempDir: a connection the store's pool was still opening as it closed may
+	// create and remove the file's -wal and -shm once more, which made t.TempDir's
+	// removal fail ("directory not empty", once in CI); storetest's removal tries again.
+	st, err := sqlite.Open(context.Background(), strings.TrimPrefix(storetest.SQLiteDSN(t), "sqlite:"))
 	if err != nil {
 		t.Fatal(err)
 	}
