@@ -158,12 +158,8 @@ func (g *groupCommitter) refusedLately(partnerID int64) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	until, ok := g.refusedUntil[partnerID]
-	if ok && !time.Now().Before(until) {
-		delete(g.refusedUntil, partnerID)
-		ok = false
-	}
-	g.refusing.Store(len(g.refusedUntil) > 0)
+	g.forgetRefused(time.Now())
+	_, ok := g.refusedUntil[partnerID]
 	return ok
 }
 
@@ -173,13 +169,19 @@ func (g *groupCommitter) noteRefused(partners []int64) {
 	if g.refusedUntil == nil {
 		g.refusedUntil = map[int64]time.Time{}
 	}
-	for id, until := range g.refusedUntil { // bounded by the partners refused in a second
+	for _, id := range partners {
+		g.refusedUntil[id] = now.Add(g.refusedWindow)
+	}
+	g.forgetRefused(now)
+}
+
+// forgetRefused drops the partners whose window ended by now (a few: those refused in
+// the last window); g.mu is held.
+func (g *groupCommitter) forgetRefused(now time.Time) {
+	for id, until := range g.refusedUntil {
 		if !now.Before(until) {
 			delete(g.refusedUntil, id)
 		}
-	}
-	for _, id := range partners {
-		g.refusedUntil[id] = now.Add(g.refusedWindow)
 	}
 	g.refusing.Store(len(g.refusedUntil) > 0)
 }

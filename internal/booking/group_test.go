@@ -26,8 +26,7 @@ import (
 func TestGroupCommitAnswersEachBooking(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
-		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
-		svc.BookGroupMax = booking.DefaultBookGroupMax // PostgreSQL too, whose default is alone
+		svc, c := groupedService(t, o)
 		limit := "1"
 		poor, err := svc.CreatePartner(ctx, "poor", booking.PartnerParams{CreditLimit: &limit})
 		if err != nil {
@@ -184,6 +183,15 @@ func runAsOneGroup(t *testing.T, svc *booking.Service, callers []*booking.Caller
 	return errs
 }
 
+// groupedService is liveService (credit 10 000) whose bookings run in group commits
+// on both databases, PostgreSQL's default size too.
+func groupedService(t *testing.T, o storetest.Opener) (*booking.Service, *booking.Caller) {
+	t.Helper()
+	svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
+	svc.BookGroupMax = booking.DefaultBookGroupMax
+	return svc, c
+}
+
 // doubleNight is a booking of Lisbon's double room for the night of day.
 func doubleNight(day int) *booking.BookRequest {
 	return &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: apitest.HotelLisbon,
@@ -208,15 +216,13 @@ func livePartner(t *testing.T, svc *booking.Service, name, limit string) *bookin
 
 // TestGroupCommitDrawsOncePerPartner: a group's credit draws are made together at its
 // end, per partner: when they fit, every booking commits and each partner's ledger
-// adds up, entry by entry, to its credit used; when one partner's do not all fit, the
-// group runs alone and exactly the bookings that fit are made (the others 402).
+// adds up, entry by entry, to its credit used; when one partner's do not all fit, its
+// bookings run alone and exactly those that fit are made (the others 402).
 func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
-		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
-		svc.BookGroupMax = booking.DefaultBookGroupMax
-		night := doubleNight
-		pre, err := svc.Prebook(ctx, c, &night(3).QuoteRequest)
+		svc, c := groupedService(t, o)
+		pre, err := svc.Prebook(ctx, c, &doubleNight(3).QuoteRequest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +256,7 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 		other := partner("other", 10*price)
 		groups0, _ := svc.BookGroupStats()
 		errs := runAsOneGroup(t, svc, []*booking.Caller{c, other, c, other},
-			[]*booking.BookRequest{night(3), night(3), night(4), night(4)})
+			[]*booking.BookRequest{doubleNight(3), doubleNight(3), doubleNight(4), doubleNight(4)})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("booking %d: %v", i, err)
@@ -264,7 +270,7 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 
 		// Three bookings of a partner whose credit holds two: two made, one refused.
 		tight := partner("tight", 2*price)
-		errs = runAsOneGroup(t, svc, []*booking.Caller{tight, tight, tight}, []*booking.BookRequest{night(5), night(6), night(7)})
+		errs = runAsOneGroup(t, svc, []*booking.Caller{tight, tight, tight}, []*booking.BookRequest{doubleNight(5), doubleNight(6), doubleNight(7)})
 		made, refused := 0, 0
 		for _, err := range errs {
 			switch {
@@ -291,16 +297,14 @@ func TestGroupCommitDrawsOncePerPartner(t *testing.T) {
 func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
-		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
-		svc.BookGroupMax = booking.DefaultBookGroupMax
-		night := doubleNight
+		svc, c := groupedService(t, o)
 		other := livePartner(t, svc, "other", "10000")
 		poor := livePartner(t, svc, "poor", "0.01")
 		booking.SetRefusedWindow(svc, time.Minute) // however slow the test's machine
 
 		groups0, grouped0 := svc.BookGroupStats()
 		errs := runAsOneGroup(t, svc, []*booking.Caller{c, poor, other, c},
-			[]*booking.BookRequest{night(3), night(3), night(4), night(5)})
+			[]*booking.BookRequest{doubleNight(3), doubleNight(3), doubleNight(4), doubleNight(5)})
 		for i, err := range errs {
 			switch {
 			case i == 1 && tradewind.ErrorCode(err) != tradewind.ECodeInsufficientCredit:
@@ -340,7 +344,7 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 		} {
 			answer := make(chan error, 1)
 			go func() {
-				_, _, err := svc.Book(ctx, b.caller, "alone-"+b.want, night(6))
+				_, _, err := svc.Book(ctx, b.caller, "alone-"+b.want, doubleNight(6))
 				answer <- err
 			}()
 			select {
@@ -363,8 +367,7 @@ func TestGroupRefusedPartnerRunsAlone(t *testing.T) {
 func TestGroupRequeuedBookingGivesUp(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		ctx := context.Background()
-		svc, c := liveService(t, o, apitest.NewClock(apitest.Start), apitest.Catalog(), "10000")
-		svc.BookGroupMax = booking.DefaultBookGroupMax
+		svc, c := groupedService(t, o)
 		poor := livePartner(t, svc, "poor", "0.01")
 		booking.SetRefusedWindow(svc, 0) // the poor partner joins every group
 		for i := range 10 {
