@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"runtime"
 	"time"
@@ -218,77 +219,8 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 				return err
 			}
 		}
-		var pq *pricedQuote
-		var claimed []store.InventoryRow // the claim's rows, once taken
-		var err error
-		if ahead != nil {
-			if pq, claimed, err = s.claimQuoted(ctx, tx, c, q, ahead); err != nil {
-				return err
-			}
-		}
-		kept = pq != nil
-		if pq == nil {
-			if pq, err = s.quote(ctx, tx, c, q); err != nil { // availability and price, read under the lock
-				return err
-			}
-		}
-		if err := checkTravellers(q); err != nil {
-			return err
-		}
-		if err := c.scenarioQuote(pq, OpBook); err != nil {
-			return err
-		}
-		if locked != nil {
-			pq.Total = locked.TotalPrice
-		}
-		b, err := s.newBooking(c, idemKey, hash, req, q, pq)
+		b, err := s.createBooking(ctx, tx, c, idemKey, hash, req, q, locked, &ahead, &kept)
 		if err != nil {
-			return err
-		}
-		if st := c.scenarioStatus(); st != "" {
-			b.Status = st
-		}
-		if !c.Test() {
-			after := claimed
-			if after == nil {
-				var ok bool
-				if after, ok, err = tx.InventoryClaim(ctx, pq.Claim); err != nil {
-					return err
-				} else if !ok {
-					return invalidQuote("The item is no longer available for these dates and party.")
-				}
-			}
-			if from, to, err := spanOf(soldOutIn(after)); err != nil {
-				return err
-			} else if err := s.availabilityFlipped(ctx, tx, b.ProductType, pq.ItemID, from, to); err != nil {
-				return err
-			}
-			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
-			b.CreditDrawn = pq.Total // drawn last, below; the transaction fails whole if refused
-		}
-		// The confirmation event goes with the booking's insert (one round trip on
-		// PostgreSQL): its data needs no booking id.
-		var events []*tradewind.Event
-		if b.Status == tradewind.StatusConfirmed {
-			e, err := s.newEvent(b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now()))
-			if err != nil {
-				return err
-			}
-			events = append(events, e)
-		}
-		if err := tx.BookingCreate(ctx, b, events...); err != nil {
-			// The Idempotency-Key's unique key refused it: another request of the key
-			// committed first, or ran earlier in this group; Book answers its booking.
-			// The partner_reference's: one was booked since the check above. (Book
-			// answers the key's booking first, when there is one.) Another conflict, a
-			// random reference taken, is a database error: in a group the booking runs
-			// again alone, with a new reference.
-			switch {
-			case errors.Is(err, store.ErrIdempotencyKeyTaken):
-				return errReplay
-			case errors.Is(err, store.ErrPartnerReferenceTaken):
-				return duplicatePartnerRef(req.PartnerReference)
-			}
 			return err
 		}
 		if err := c.scheduleScenario(ctx, tx, b, s.now()); err != nil {
@@ -319,6 +251,171 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		}
 	}
 	return created, err
+}
+
+// errAheadStale: a booking created with its quote ahead's price did not price the same
+// over the rows its claim took. Its transaction (or its savepoint, in a group) is rolled
+// back, and it runs again alone, priced under its transaction (createBooking).
+var errAheadStale = fmt.Errorf("booking: the quote ahead did not hold: %w", errRunAlone)
+
+// createBooking prices, claims and inserts a booking under tx. A live booking priced
+// ahead (quoteahead.go) claims its inventory and inserts the booking in one store call
+// (store.InventoryClaimBooking, one statement on PostgreSQL), at the quote ahead's
+// price; the claimed rows are then priced again, as claimQuoted does, and the booking
+// must come out the same, or errAheadStale. When the claim is not taken (sold out, the
+// item changed), or the quote ahead fails the booking's checks, the booking is priced
+// under the transaction as before. *kept reports a booking kept at its quote ahead's
+// price; *ahead is dropped once it did not hold, so that the booking's next run prices
+// under its transaction.
+func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller, idemKey, hash string, req *BookRequest, q *QuoteRequest,
+	locked *tradewind.Prebook, ahead **quotedAhead, kept *bool) (*tradewind.Booking, error) {
+	*kept = false
+	// prepare makes the booking of pq and its confirmation event: the checks and the
+	// rows of a priced quote, before its claim.
+	prepare := func(pq *pricedQuote) (*tradewind.Booking, []*tradewind.Event, error) {
+		if err := checkTravellers(q); err != nil {
+			return nil, nil, err
+		}
+		if err := c.scenarioQuote(pq, OpBook); err != nil {
+			return nil, nil, err
+		}
+		if locked != nil {
+			pq.Total = locked.TotalPrice
+		}
+		b, err := s.newBooking(c, idemKey, hash, req, q, pq)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st := c.scenarioStatus(); st != "" {
+			b.Status = st
+		}
+		if !c.Test() {
+			b.UnitKind, b.UnitID, b.Quantity = pq.Claim.Kind, pq.Claim.UnitID, pq.Claim.Quantity
+			b.CreditDrawn = pq.Total // drawn last (book); the transaction fails whole if refused
+		}
+		// The confirmation event goes with the booking's insert (one round trip on
+		// PostgreSQL): its data needs no booking id.
+		var events []*tradewind.Event
+		if b.Status == tradewind.StatusConfirmed {
+			e, err := s.newEvent(b.PartnerID, tradewind.EventBookingConfirmed, bookingEventData(b, s.now()))
+			if err != nil {
+				return nil, nil, err
+			}
+			events = append(events, e)
+		}
+		return b, events, nil
+	}
+	if a := *ahead; a != nil && len(a.items) == 1 {
+		aq := *a.pq // prepare may change it: ahead stays as priced
+		if b, events, err := prepare(&aq); err == nil {
+			claim := a.pq.Claim
+			it := a.items[0]
+			claim.IfItem = &store.Item{Kind: it.kind, ID: it.id, Data: it.data}
+			after, ok, err := tx.InventoryClaimBooking(ctx, claim, b, events...)
+			if err != nil {
+				return nil, createConflict(err, req)
+			}
+			if ok {
+				claim.IfItem = nil
+				if !s.sameAtClaimed(c, q, a, claim, after, b, prepare) {
+					*ahead = nil
+					return nil, errAheadStale
+				}
+				if err := s.flipped(ctx, tx, b, after); err != nil {
+					return nil, err
+				}
+				*kept = true
+				return b, nil
+			}
+			// Not taken: priced under the transaction, which tells sold out from changed.
+			*ahead = nil
+		}
+		// A check failed: the path below answers it, in its order.
+	}
+
+	var pq *pricedQuote
+	var claimed []store.InventoryRow // the claim's rows, once taken
+	var err error
+	if *ahead != nil {
+		if pq, claimed, err = s.claimQuoted(ctx, tx, c, q, *ahead); err != nil {
+			return nil, err
+		}
+	}
+	*kept = pq != nil
+	if pq == nil {
+		if pq, err = s.quote(ctx, tx, c, q); err != nil { // availability and price, read under the lock
+			return nil, err
+		}
+	}
+	b, events, err := prepare(pq)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Test() {
+		after := claimed
+		if after == nil {
+			var ok bool
+			if after, ok, err = tx.InventoryClaim(ctx, pq.Claim); err != nil {
+				return nil, err
+			} else if !ok {
+				return nil, invalidQuote("The item is no longer available for these dates and party.")
+			}
+		}
+		if err := s.flipped(ctx, tx, b, after); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.BookingCreate(ctx, b, events...); err != nil {
+		return nil, createConflict(err, req)
+	}
+	return b, nil
+}
+
+// sameAtClaimed reports whether the booking b, created at its quote ahead's price,
+// is the booking the claimed rows price (as claimQuoted prices them): the same claim,
+// and every field but its reference and times the same.
+func (s *Service) sameAtClaimed(c *Caller, q *QuoteRequest, a *quotedAhead, claim store.Claim, after []store.InventoryRow, b *tradewind.Booking,
+	prepare func(*pricedQuote) (*tradewind.Booking, []*tradewind.Event, error)) bool {
+	before := make([]DayStock, len(after))
+	for i, row := range after {
+		row.Sold -= claim.Quantity
+		before[i] = dayStock(row)
+	}
+	pq, err := s.quoteFrom(context.Background(), claimedReads{items: a.items, claim: claim, days: before}, c, q)
+	if err != nil || !sameClaim(pq.Claim, claim) {
+		return false
+	}
+	again, _, err := prepare(pq)
+	if err != nil {
+		return false
+	}
+	again.ID, again.Reference, again.CreatedAt, again.UpdatedAt = b.ID, b.Reference, b.CreatedAt, b.UpdatedAt
+	return reflect.DeepEqual(again, b)
+}
+
+// flipped notes, for the read model, the days of b's item that its claim sold out.
+func (s *Service) flipped(ctx context.Context, tx store.Querier, b *tradewind.Booking, after []store.InventoryRow) error {
+	from, to, err := spanOf(soldOutIn(after))
+	if err != nil {
+		return err
+	}
+	return s.availabilityFlipped(ctx, tx, b.ProductType, b.ItemID, from, to)
+}
+
+// createConflict is the answer to a booking's insert that a unique key refused: another
+// request of the Idempotency-Key committed first, or ran earlier in this group (Book
+// answers its booking); the partner_reference was booked since book's check (Book
+// answers the key's booking first, when there is one). Another conflict, a random
+// reference taken, is a database error: in a group the booking runs again alone, with a
+// new reference.
+func createConflict(err error, req *BookRequest) error {
+	switch {
+	case errors.Is(err, store.ErrIdempotencyKeyTaken):
+		return errReplay
+	case errors.Is(err, store.ErrPartnerReferenceTaken):
+		return duplicatePartnerRef(req.PartnerReference)
+	}
+	return err
 }
 
 // runsAlone reports a live booking that runs alone, never in a group, because its credit

@@ -357,8 +357,9 @@ func (s *Service) bookTx(ctx context.Context, a *arrival, alone bool, fn func(ct
 			err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
 			// What is left of a conflict once book told the Idempotency-Key's and the
 			// partner reference's apart: a reference (or an event id) someone else's
-			// booking holds. fn makes new ones: once more.
-			if try == 2 || !errors.Is(err, store.ErrConflict) {
+			// booking holds. fn makes new ones: once more. So does a booking whose quote
+			// ahead did not hold (errAheadStale), then priced under its transaction.
+			if try == 2 || !errors.Is(err, store.ErrConflict) && !errors.Is(err, errAheadStale) {
 				return err
 			}
 		}

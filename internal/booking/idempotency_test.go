@@ -321,6 +321,14 @@ func (q *takenOnceTx) BookingCreate(ctx context.Context, b *tradewind.Booking, e
 	return q.Querier.BookingCreate(ctx, b, events...)
 }
 
+// InventoryClaimBooking is the insert of a booking priced ahead (createBooking).
+func (q *takenOnceTx) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	if q.s.taken.CompareAndSwap(false, true) {
+		return nil, false, fmt.Errorf("%w: reference %s taken", store.ErrConflict, b.Reference)
+	}
+	return q.Querier.InventoryClaimBooking(ctx, c, b, events...)
+}
+
 // TestBookingReferenceShapeAndTaken: a reference is its product's prefix, a hyphen and 8
 // alphanumerics, the first 3 counting the booking's time (ids.Cyclic, in steps of 4 ms),
 // so references made one after another sort by time. A booking whose reference is taken

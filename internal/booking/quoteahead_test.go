@@ -111,6 +111,14 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 			if v.TotalPrice.Minor != fresh {
 				t.Errorf("booked at %d; the night's price is now %d (it was %d when priced ahead)", v.TotalPrice.Minor, fresh, stale)
 			}
+			// Created at the stale price with its claim, then undone: one night sold, one
+			// booking of the key, drawn at the fresh price.
+			if n := soldOn(3); n != 1 {
+				t.Errorf("%d sold on day 3, want 1", n)
+			}
+			if got, err := svc.Store.BookingGetByReference(ctx, c.Partner.ID, v.Reference); err != nil || got.TotalPrice != fresh || got.CreditDrawn != fresh {
+				t.Errorf("stored booking = %+v, %v; want total and draw %d", got, err, fresh)
+			}
 		})
 
 		t.Run("hotel changed", func(t *testing.T) {

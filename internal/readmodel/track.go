@@ -3,6 +3,7 @@ package readmodel
 import (
 	"context"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 )
 
@@ -18,9 +19,18 @@ type trackedStore struct {
 }
 
 func (s *trackedStore) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	return s.claim(ctx, c, func() ([]store.InventoryRow, bool, error) { return s.Store.InventoryClaim(ctx, c) })
+}
+
+func (s *trackedStore) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	return s.claim(ctx, c, func() ([]store.InventoryRow, bool, error) { return s.Store.InventoryClaimBooking(ctx, c, b, events...) })
+}
+
+// claim runs take, a claim of c committed on its own, and applies the rows it took.
+func (s *trackedStore) claim(ctx context.Context, c store.Claim, take func() ([]store.InventoryRow, bool, error)) ([]store.InventoryRow, bool, error) {
 	var w writes
 	w.noteVersion(s.m, c) // before the claim's own commit
-	after, ok, err := s.Store.InventoryClaim(ctx, c)
+	after, ok, err := take()
 	if ok && err == nil {
 		w.claimed = []claimed{{claim: c, rows: after}}
 		s.m.applyClaimed(ctx, &w)
@@ -103,8 +113,19 @@ type writeSpy struct {
 }
 
 func (q *writeSpy) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
+	return q.claim(c, func() ([]store.InventoryRow, bool, error) { return q.Querier.InventoryClaim(ctx, c) })
+}
+
+func (q *writeSpy) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	return q.claim(c, func() ([]store.InventoryRow, bool, error) {
+		return q.Querier.InventoryClaimBooking(ctx, c, b, events...)
+	})
+}
+
+// claim runs take, a claim of c in the transaction, and notes the rows it took.
+func (q *writeSpy) claim(c store.Claim, take func() ([]store.InventoryRow, bool, error)) ([]store.InventoryRow, bool, error) {
 	q.w.noteVersion(q.m, c)
-	after, ok, err := q.Querier.InventoryClaim(ctx, c)
+	after, ok, err := take()
 	if ok && err == nil {
 		q.w.claimed = append(q.w.claimed, claimed{claim: c, rows: after})
 	}

@@ -180,7 +180,7 @@ type Claim struct {
 	// IfItem, when set, makes InventoryClaim take nothing unless the item (IfItem.Kind,
 	// IfItem.ID) is stored with exactly IfItem.Data: a booking priced from that document
 	// outside its transaction checks it in the claim's statement. Only InventoryClaim
-	// reads it.
+	// and InventoryClaimBooking read it.
 	IfItem *Item
 }
 
@@ -377,6 +377,14 @@ type Querier interface {
 	// partner reference is taken, ErrConflict when the reference is (or, as
 	// EventCreate, an event's id).
 	BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error
+	// InventoryClaimBooking takes c as InventoryClaim does and, only when it took every
+	// day, creates b with events as BookingCreate does: one statement on PostgreSQL (one
+	// round trip, with the held savepoint: a live booking priced ahead, in a group),
+	// InventoryClaim then BookingCreate elsewhere. false, nothing taken or created, when
+	// InventoryClaim would answer false. BookingCreate's errors; after an error the
+	// caller rolls back (the transaction, or its savepoint), as after a failed write of
+	// either.
+	InventoryClaimBooking(ctx context.Context, c Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]InventoryRow, bool, error)
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)
 	// BookingGetByIdempotencyKey returns the booking the partner's key created in mode

@@ -324,6 +324,14 @@ func (s *notifyingStore) BookingCreate(ctx context.Context, b *tradewind.Booking
 	return err
 }
 
+func (s *notifyingStore) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	after, ok, err := s.Store.InventoryClaimBooking(ctx, c, b, events...)
+	if ok && err == nil && len(events) > 0 {
+		s.notify()
+	}
+	return after, ok, err
+}
+
 func (s *notifyingStore) InTx(ctx context.Context, fn func(q store.Querier) error) error {
 	created := false
 	err := s.Store.InTx(ctx, func(q store.Querier) error {
@@ -360,6 +368,14 @@ func (q *eventSpy) BookingCreate(ctx context.Context, b *tradewind.Booking, even
 		*q.created = true
 	}
 	return err
+}
+
+func (q *eventSpy) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	after, ok, err := q.Querier.InventoryClaimBooking(ctx, c, b, events...)
+	if ok && err == nil && len(events) > 0 {
+		*q.created = true
+	}
+	return after, ok, err
 }
 
 var _ store.Savepoints = (*eventSpy)(nil)

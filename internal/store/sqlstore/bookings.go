@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -36,21 +37,28 @@ func scanBooking(row interface{ Scan(...any) error }) (*tradewind.Booking, error
 	return &b, nil
 }
 
-const bookingInsert = `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
+const bookingInto = `INSERT INTO bookings (reference, partner_id, key_id, product_type, status, test,
 		pricing_mode, total_price, currency, credit_drawn, partner_reference, idempotency_key, item_id, unit_kind,
-		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at, request_hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
-		RETURNING id`
+		unit_id, start_date, end_date, quantity, quote, guest, details, cancel_reason, created_at, updated_at, request_hash)`
+
+const bookingValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25`
+
+const bookingInsert = bookingInto + ` VALUES (` + bookingValues + `) RETURNING id`
 
 const bookingArgs = 25 // bookingInsert's
+
+// bookingRowArgs are bookingInsert's arguments for b, with room for more.
+func bookingRowArgs(b *tradewind.Booking, more int) []any {
+	return append(make([]any, 0, bookingArgs+more), b.Reference, b.PartnerID, b.KeyID, string(b.ProductType),
+		b.Status, b.Test, b.PricingMode, b.TotalPrice, b.Currency, b.CreditDrawn, nullString(b.PartnerReference),
+		nullString(b.IdempotencyKey), b.ItemID, b.UnitKind, b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote),
+		string(b.Guest), string(b.Details), b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt), b.RequestHash)
+}
 
 // BookingCreate inserts b and then events. Where the dialect has writable CTEs, the
 // booking, its events and their deliveries are one statement, one round trip.
 func (q *queries) BookingCreate(ctx context.Context, b *tradewind.Booking, events ...*tradewind.Event) error {
-	args := append(make([]any, 0, bookingArgs+8*len(events)), b.Reference, b.PartnerID, b.KeyID, string(b.ProductType),
-		b.Status, b.Test, b.PricingMode, b.TotalPrice, b.Currency, b.CreditDrawn, nullString(b.PartnerReference),
-		nullString(b.IdempotencyKey), b.ItemID, b.UnitKind, b.UnitID, b.StartDate, b.EndDate, b.Quantity, string(b.Quote),
-		string(b.Guest), string(b.Details), b.CancelReason, ts(b.CreatedAt), ts(b.UpdatedAt), b.RequestHash)
+	args := bookingRowArgs(b, 8*len(events))
 	if q.d.WritableCTE && len(events) > 0 {
 		for _, e := range events {
 			args = append(args, eventArgs(e)...)
@@ -261,16 +269,29 @@ func (q *queries) text(what string, n int, build func() string) string {
 // delivery for every active subscription of the partner to the type), with the
 // arguments of eventArgs numbered from $first.
 func (q *queries) eventSQL(first int) (insert, deliveries string) {
+	return q.eventSQLWith(first, "")
+}
+
+// eventSQLWith is eventSQL whose inserts, when with names a CTE of the same statement,
+// write only when that CTE returned a row (InventoryClaimBooking's booking).
+func (q *queries) eventSQLWith(first int, with string) (insert, deliveries string) {
 	p := func(i int) string { return fmt.Sprintf("$%d", first+i) }
-	insert = q.text("event insert", first, func() string {
-		return `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type)
-		VALUES (` + placeholders(first, 8) + `)`
+	insert = q.text("event insert"+with, first, func() string {
+		into := `INSERT INTO events (id, partner_id, type, data, created_at, test_event, booking_reference, product_type) `
+		if with != "" {
+			return into + `SELECT ` + placeholders(first, 8) + ` FROM ` + with
+		}
+		return into + `VALUES (` + placeholders(first, 8) + `)`
 	})
-	deliveries = q.text("event deliveries", first, func() string {
-		return `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
+	deliveries = q.text("event deliveries"+with, first, func() string {
+		text := `INSERT INTO webhook_deliveries (event_id, subscription_id, status, attempts, next_attempt_at, created_at, updated_at)
 		SELECT ` + p(0) + `, s.id, 'pending', 0, ` + p(4) + `, ` + p(4) + `, ` + p(4) + ` FROM webhook_subscriptions s
 		WHERE s.partner_id = ` + p(1) + ` AND s.active AND s.deleted_at IS NULL
 		AND ` + q.d.JSONListHas("s.event_types", p(2))
+		if with != "" {
+			text += ` AND EXISTS (SELECT 1 FROM ` + with + `)`
+		}
+		return text
 	})
 	return insert, deliveries
 }
@@ -291,6 +312,70 @@ func (q *queries) bookingWithEvents(n int) string {
 		}
 		return text + ` SELECT id FROM b`
 	})
+}
+
+// claimBookingSQL is InventoryClaimBooking's statement with n events: the claim (c), the
+// booking inserted only when the claim took every day (b), its events and their
+// deliveries only with it; it returns the claim's rows, each with the booking's id (NULL
+// when none was inserted). Arguments: the booking's, the events', the claim's
+// (claimArgs) and the days the claim must take.
+func (q *queries) claimBookingSQL(n int, ifItem bool) string {
+	what := "claim and booking"
+	if ifItem {
+		what += " if item"
+	}
+	return q.text(what, n, func() string {
+		claimFirst := bookingArgs + 1 + 8*n
+		days := claimFirst + claimArgCount(ifItem)
+		text := `WITH c AS (` + claimUpdate(claimFirst, ifItem) + `), b AS (` + bookingInto + ` SELECT ` + bookingValues +
+			` WHERE (SELECT COUNT(*) FROM c) = ` + placeholders(days, 1) + ` RETURNING id)`
+		for i := range n {
+			insert, deliveries := q.eventSQLWith(bookingArgs+1+8*i, "b")
+			text += fmt.Sprintf(`, e%[1]d AS (%[2]s), d%[1]d AS (%[3]s)`, i, insert, deliveries)
+		}
+		return text + ` SELECT c.day, c.capacity, c.sold, c.price, b.id FROM c LEFT JOIN b ON true`
+	})
+}
+
+func (q *queries) InventoryClaimBooking(ctx context.Context, c store.Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]store.InventoryRow, bool, error) {
+	want, err := claimDays(c)
+	if err != nil {
+		return nil, false, err
+	}
+	if !q.d.WritableCTE {
+		after, ok, err := q.InventoryClaim(ctx, c)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if err := q.BookingCreate(ctx, b, events...); err != nil {
+			return nil, false, err
+		}
+		return after, true, nil
+	}
+	args := bookingRowArgs(b, 8*len(events)+claimArgCount(c.IfItem != nil)+1)
+	for _, e := range events {
+		args = append(args, eventArgs(e)...)
+	}
+	args = append(append(args, claimArgs(c)...), want)
+	var taken []store.InventoryRow
+	var id sql.NullInt64
+	// In a group commit the booking's savepoint travels with it (queryEach).
+	if err := q.queryEach(ctx, q.claimBookingSQL(len(events), c.IfItem != nil), args, func(scan func(dest ...any) error) error {
+		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
+		if err := scan(&r.Day, &r.Capacity, &r.Sold, &r.Price, &id); err != nil {
+			return err
+		}
+		taken = append(taken, r)
+		return nil
+	}); err != nil {
+		return nil, false, bookingConflict(err)
+	}
+	if !id.Valid { // the claim did not take every day: no booking, and what it took goes back
+		return nil, false, q.giveBack(ctx, c, taken)
+	}
+	b.ID = id.Int64
+	slices.SortFunc(taken, rowsByDay)
+	return taken, true, nil
 }
 
 func (q *queries) SubscriberPartnerIDs(ctx context.Context, eventType tradewind.EventType) ([]int64, error) {

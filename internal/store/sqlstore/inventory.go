@@ -320,31 +320,19 @@ func daysInclusive(from, to string) (int64, error) {
 }
 
 func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.InventoryRow, bool, error) {
-	want, err := daysInclusive(c.From, c.To)
-	if err != nil || want < 1 {
-		return nil, false, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
-	}
-	if c.ItemID == 0 {
-		return nil, false, fmt.Errorf("inventory claim: %s %d names no item", c.Kind, c.UnitID)
+	want, err := claimDays(c)
+	if err != nil {
+		return nil, false, err
 	}
 	// One conditional statement: rows lacking room are skipped. Fewer rows than days
 	// means the claim fails, and the days it did take are given back at once, so the
 	// claim is all or nothing even outside a transaction. The rows it returns tell the
-	// caller which days sold out, without another read.
-	text, args := `UPDATE inventory SET sold = sold + $1
-		WHERE kind = $2 AND item_id = $6 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		RETURNING day, capacity, sold, price`, []any{c.Quantity, c.Kind, c.UnitID, c.From, c.To, c.ItemID}
-	if it := c.IfItem; it != nil {
-		// The item's document checked in the same statement (one round trip on
-		// PostgreSQL): a primary-key lookup, evaluated once.
-		text, args = `UPDATE inventory SET sold = sold + $1
-		WHERE kind = $2 AND item_id = $6 AND unit_id = $3 AND day >= $4 AND day <= $5 AND sold + $1 <= capacity
-		AND EXISTS (SELECT 1 FROM items WHERE kind = $7 AND id = $8 AND data = $9)
-		RETURNING day, capacity, sold, price`, append(args, string(it.Kind), it.ID, string(it.Data))
-	}
-	// In a group commit on PostgreSQL the booking's savepoint travels with it (queryEach).
+	// caller which days sold out, without another read. With c.IfItem the item's
+	// document is checked in the same statement (one round trip on PostgreSQL): a
+	// primary-key lookup, evaluated once.
 	var taken []store.InventoryRow
-	if err := q.queryEach(ctx, text, args, func(scan func(dest ...any) error) error {
+	// In a group commit on PostgreSQL the booking's savepoint travels with it (queryEach).
+	if err := q.queryEach(ctx, claimTexts[c.IfItem != nil], claimArgs(c), func(scan func(dest ...any) error) error {
 		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
 		if err := scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
 			return err
@@ -358,17 +346,67 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 		slices.SortFunc(taken, rowsByDay)
 		return taken, true, nil
 	}
-	if len(taken) > 0 {
-		args := []any{c.Quantity, c.Kind, c.ItemID, c.UnitID}
-		for _, r := range taken {
-			args = append(args, r.Day)
-		}
-		if _, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND item_id = $3 AND unit_id = $4
-			AND day IN (`+placeholders(5, len(taken))+`)`, args...); err != nil {
-			return nil, false, err
-		}
+	return nil, false, q.giveBack(ctx, c, taken)
+}
+
+// claimDays is how many days c must take, checking that it names a range and an item.
+func claimDays(c store.Claim) (int64, error) {
+	want, err := daysInclusive(c.From, c.To)
+	if err != nil || want < 1 {
+		return 0, fmt.Errorf("inventory claim: bad range %s..%s", c.From, c.To)
 	}
-	return nil, false, nil
+	if c.ItemID == 0 {
+		return 0, fmt.Errorf("inventory claim: %s %d names no item", c.Kind, c.UnitID)
+	}
+	return want, nil
+}
+
+// claimUpdate is a claim's conditional update, its arguments (claimArgs) numbered from
+// $first, returning the rows it took; with ifItem it takes nothing unless the item is
+// stored with the document given.
+func claimUpdate(first int, ifItem bool) string {
+	p := func(i int) string { return fmt.Sprintf("$%d", first+i) }
+	text := `UPDATE inventory SET sold = sold + ` + p(0) + `
+		WHERE kind = ` + p(1) + ` AND item_id = ` + p(5) + ` AND unit_id = ` + p(2) + ` AND day >= ` + p(3) + ` AND day <= ` + p(4) + `
+		AND sold + ` + p(0) + ` <= capacity`
+	if ifItem {
+		text += ` AND EXISTS (SELECT 1 FROM items WHERE kind = ` + p(6) + ` AND id = ` + p(7) + ` AND data = ` + p(8) + `)`
+	}
+	return text + ` RETURNING day, capacity, sold, price`
+}
+
+// claimTexts are InventoryClaim's statements, without and with the item's check.
+var claimTexts = map[bool]string{false: claimUpdate(1, false), true: claimUpdate(1, true)}
+
+// claimArgs are claimUpdate's arguments for c.
+func claimArgs(c store.Claim) []any {
+	args := []any{c.Quantity, c.Kind, c.UnitID, c.From, c.To, c.ItemID}
+	if it := c.IfItem; it != nil {
+		args = append(args, string(it.Kind), it.ID, string(it.Data))
+	}
+	return args
+}
+
+// claimArgCount is how many arguments claimArgs gives.
+func claimArgCount(ifItem bool) int {
+	if ifItem {
+		return 9
+	}
+	return 6
+}
+
+// giveBack returns the days a claim that did not take every day took.
+func (q *queries) giveBack(ctx context.Context, c store.Claim, taken []store.InventoryRow) error {
+	if len(taken) == 0 {
+		return nil
+	}
+	args := []any{c.Quantity, c.Kind, c.ItemID, c.UnitID}
+	for _, r := range taken {
+		args = append(args, r.Day)
+	}
+	_, err := q.exec(ctx, `UPDATE inventory SET sold = sold - $1 WHERE kind = $2 AND item_id = $3 AND unit_id = $4
+		AND day IN (`+placeholders(5, len(taken))+`)`, args...)
+	return err
 }
 
 func (q *queries) InventoryRelease(ctx context.Context, c store.Claim) error {

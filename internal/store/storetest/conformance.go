@@ -17,34 +17,35 @@ import (
 func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 	t.Helper()
 	cases := map[string]func(t *testing.T, s store.Store){
-		"Partners":             exercisePartners,
-		"Keys":                 exerciseKeys,
-		"KeyLastUsed":          exerciseKeyLastUsed, // auth.go
-		"AuthVersion":          exerciseAuthVersion,
-		"Items":                exerciseItems,
-		"Inventory":            exerciseInventory,
-		"InventoryUnitOwners":  exerciseInventoryUnitOwners,
-		"InventoryItemUnits":   exerciseInventoryItemUnits,
-		"InventoryOfItemDays":  exerciseInventoryOfItemDays,
-		"ItemWithUnitDays":     exerciseItemWithUnitDays,
-		"BulkWrites":           exerciseBulkWrites,           // bulk.go
-		"InventoryItemIndex":   exerciseInventoryItemIndex,   // bulk.go
-		"InventoryRuns":        exerciseInventoryRuns,        // bulk.go
-		"InventoryUnitOneItem": exerciseInventoryUnitOneItem, // bulk.go
-		"Bookings":             exerciseBookings,
-		"Idempotency":          exerciseIdempotency,
-		"Prebooks":             exercisePrebooks,
-		"PrebookIfStored":      exercisePrebookIfStored,
-		"TxRollback":           exerciseTxRollback,
-		"TxPanic":              exerciseTxPanic,
-		"AfterCommit":          exerciseAfterCommit,
-		"Savepoints":           exerciseSavepoints,
-		"SavepointNext":        exerciseSavepointNext,
-		"Events":               exerciseEvents,
-		"BookingWithEvents":    exerciseBookingWithEvents,
-		"SavepointHeld":        exerciseSavepointHeld,
-		"ClaimAfterSavepoint":  exerciseClaimAfterSavepoint,
-		"LockWaits":            exerciseLockWaits,
+		"Partners":              exercisePartners,
+		"Keys":                  exerciseKeys,
+		"KeyLastUsed":           exerciseKeyLastUsed, // auth.go
+		"AuthVersion":           exerciseAuthVersion,
+		"Items":                 exerciseItems,
+		"Inventory":             exerciseInventory,
+		"InventoryUnitOwners":   exerciseInventoryUnitOwners,
+		"InventoryItemUnits":    exerciseInventoryItemUnits,
+		"InventoryOfItemDays":   exerciseInventoryOfItemDays,
+		"ItemWithUnitDays":      exerciseItemWithUnitDays,
+		"BulkWrites":            exerciseBulkWrites,           // bulk.go
+		"InventoryItemIndex":    exerciseInventoryItemIndex,   // bulk.go
+		"InventoryRuns":         exerciseInventoryRuns,        // bulk.go
+		"InventoryUnitOneItem":  exerciseInventoryUnitOneItem, // bulk.go
+		"Bookings":              exerciseBookings,
+		"Idempotency":           exerciseIdempotency,
+		"Prebooks":              exercisePrebooks,
+		"PrebookIfStored":       exercisePrebookIfStored,
+		"TxRollback":            exerciseTxRollback,
+		"TxPanic":               exerciseTxPanic,
+		"AfterCommit":           exerciseAfterCommit,
+		"Savepoints":            exerciseSavepoints,
+		"SavepointNext":         exerciseSavepointNext,
+		"Events":                exerciseEvents,
+		"BookingWithEvents":     exerciseBookingWithEvents,
+		"InventoryClaimBooking": exerciseInventoryClaimBooking, // claimbooking.go
+		"SavepointHeld":         exerciseSavepointHeld,
+		"ClaimAfterSavepoint":   exerciseClaimAfterSavepoint,
+		"LockWaits":             exerciseLockWaits,
 		// Lookups, sentinels and concurrency: coverage.go.
 		"Lookups":                    exerciseLookups,
 		"ConcurrentCreditDraw":       exerciseConcurrentCreditDraw,
