@@ -235,8 +235,8 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		}
 		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
 		// booking of the partner needs it: drawn last, the lock is held for one statement
-		// and the commit, not for the whole booking. After BookingCreate too, for the
-		// ledger entry's booking id; a refusal rolls the whole transaction back.
+		// and the commit, not for the whole booking. After the booking's insert too, for
+		// the ledger entry's booking id; a refusal rolls the whole transaction back.
 		if err := s.moveCredit(ctx, tx, b, store.LedgerDraw); err != nil {
 			return err
 		}
@@ -317,7 +317,7 @@ func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller
 			}
 			if ok {
 				claim.IfItem = nil
-				if !s.sameAtClaimed(c, q, a, claim, after, b, prepare) {
+				if !s.sameAtClaimed(ctx, c, q, a, claim, after, b, prepare) {
 					*ahead = nil
 					return nil, errAheadStale
 				}
@@ -372,17 +372,12 @@ func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller
 }
 
 // sameAtClaimed reports whether the booking b, created at its quote ahead's price,
-// is the booking the claimed rows price (as claimQuoted prices them): the same claim,
-// and every field but its reference and times the same.
-func (s *Service) sameAtClaimed(c *Caller, q *QuoteRequest, a *quotedAhead, claim store.Claim, after []store.InventoryRow, b *tradewind.Booking,
+// is the booking the claimed rows price (priceClaimed, as claimQuoted prices them): the
+// same claim, and every field but its id, reference and times the same.
+func (s *Service) sameAtClaimed(ctx context.Context, c *Caller, q *QuoteRequest, a *quotedAhead, claim store.Claim, after []store.InventoryRow, b *tradewind.Booking,
 	prepare func(*pricedQuote) (*tradewind.Booking, []*tradewind.Event, error)) bool {
-	before := make([]DayStock, len(after))
-	for i, row := range after {
-		row.Sold -= claim.Quantity
-		before[i] = dayStock(row)
-	}
-	pq, err := s.quoteFrom(context.Background(), claimedReads{items: a.items, claim: claim, days: before}, c, q)
-	if err != nil || !sameClaim(pq.Claim, claim) {
+	pq := s.priceClaimed(ctx, c, q, a, claim, after)
+	if pq == nil {
 		return false
 	}
 	again, _, err := prepare(pq)

@@ -353,13 +353,20 @@ func (g *groupCommitter) release() {
 // whatever the groups.
 func (s *Service) bookTx(ctx context.Context, a *arrival, alone bool, fn func(ctx context.Context, tx store.Querier) error) error {
 	runAlone := func() error {
+		stale := false
 		for try := 1; ; try++ {
 			err := s.Store.InTx(ctx, func(tx store.Querier) error { return fn(ctx, tx) })
+			// A booking whose quote ahead did not hold runs again, priced under its
+			// transaction (fn dropped the quote ahead, so once at most): not a try.
+			if errors.Is(err, errAheadStale) && !stale {
+				stale = true
+				try--
+				continue
+			}
 			// What is left of a conflict once book told the Idempotency-Key's and the
 			// partner reference's apart: a reference (or an event id) someone else's
-			// booking holds. fn makes new ones: once more. So does a booking whose quote
-			// ahead did not hold (errAheadStale), then priced under its transaction.
-			if try == 2 || !errors.Is(err, store.ErrConflict) && !errors.Is(err, errAheadStale) {
+			// booking holds. fn makes new ones: once more.
+			if try == 2 || !errors.Is(err, store.ErrConflict) {
 				return err
 			}
 		}

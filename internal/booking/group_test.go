@@ -12,6 +12,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/readmodel"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -1220,6 +1221,77 @@ func TestPrebooksGroupedOnOneConn(t *testing.T) {
 		}
 		if !oneConn && (groups != 1 || grouped != bookings) {
 			t.Errorf("%d groups of %d writes on PostgreSQL; want one of the %d bookings: each prebook stored alone", groups, grouped, bookings)
+		}
+	})
+}
+
+// TestGroupStaleAheadRunsAlone: in a group, a booking priced ahead from a read model
+// that never polls, for a night the store repriced since, is created with its claim
+// (store.InventoryClaimBooking), found to price otherwise over the claimed night,
+// rolled back to its savepoint and booked again alone at the store's price; the other
+// booking of the group commits at its quote ahead's. One night sold and one booking of
+// each key.
+func TestGroupStaleAheadRunsAlone(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := groupedService(t, o)
+		m := readmodel.New(svc.Store, apitest.NewClock(apitest.Start), nil)
+		if err := m.Build(ctx); err != nil {
+			t.Fatal(err)
+		}
+		night := func(day int) store.InventoryRow {
+			t.Helper()
+			rows, err := svc.Store.InventoryList(ctx, store.InventoryQuery{Kind: tradewind.UnitRoom, UnitIDs: []int64{apitest.RoomDouble},
+				From: apitest.Day(day), To: apitest.Day(day)})
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("inventory of day %d: %v %v", day, rows, err)
+			}
+			return rows[0]
+		}
+		priceOf := func(day int) int64 {
+			t.Helper()
+			pb, err := svc.Prebook(ctx, c, &doubleNight(day).QuoteRequest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pb.TotalPrice.Minor
+		}
+		stale := priceOf(3) // the service has no model yet: from the store
+		repriced := night(3)
+		repriced.Price += 700
+		if err := svc.Store.InventoryPut(ctx, []store.InventoryRow{repriced}); err != nil {
+			t.Fatal(err)
+		}
+		fresh, other := priceOf(3), priceOf(4)
+		if stale == fresh {
+			t.Fatalf("day 3 repriced is still %d", fresh)
+		}
+		svc.Reads = m // which still holds day 3's old price
+		kept, missed := svc.BookAheadStats()
+		groups, _ := svc.BookGroupStats()
+		reqs := []*booking.BookRequest{doubleNight(3), doubleNight(4)}
+		for i, err := range runAsOneGroup(t, svc, []*booking.Caller{c, c}, reqs) {
+			if err != nil {
+				t.Fatalf("booking %d: %v", i, err)
+			}
+		}
+		for i, want := range []int64{fresh, other} {
+			key := fmt.Sprint("group-", i, "-", reqs[i].CheckIn)
+			b, err := svc.Store.BookingGetByIdempotencyKey(ctx, c.Partner.ID, tradewind.ModeLive, key)
+			if err != nil || b.TotalPrice != want || b.CreditDrawn != want {
+				t.Errorf("booking %s = %+v, %v; want total and draw %d", key, b, err, want)
+			}
+		}
+		for _, day := range []int{3, 4} {
+			if n := night(day).Sold; n != 1 {
+				t.Errorf("%d sold on day %d, want 1", n, day)
+			}
+		}
+		if nowKept, nowMissed := svc.BookAheadStats(); nowKept != kept+1 || nowMissed != missed+1 {
+			t.Errorf("quotes ahead kept %d→%d, missed %d→%d; want one of each", kept, nowKept, missed, nowMissed)
+		}
+		if now, _ := svc.BookGroupStats(); now != groups+1 {
+			t.Errorf("%d groups of two or more, then %d; want one", groups, now)
 		}
 	})
 }

@@ -19,7 +19,9 @@ import (
 // and the claimed rows as they were just before the claim (the claim returns them).
 // That second quote is the booking's price; it must ask for the very claim taken. Whenever anything differs (an item changed, the claim
 // failed, the second quote failed or asks for another claim), the claim is given back
-// and the booking is priced under the transaction from the store, as before: a stale
+// (or, where the claim came with the booking's insert, store.InventoryClaimBooking, the
+// booking's transaction or savepoint is rolled back: book.go, createBooking) and the
+// booking is priced under the transaction from the store, as before: a stale
 // read can neither sell what is gone nor sell at a stale price, and the rules stay in
 // each product's price function.
 //
@@ -138,13 +140,7 @@ func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, 
 		return nil, nil, err
 	}
 	claim.IfItem = nil
-	before := make([]DayStock, len(after))
-	for i, row := range after {
-		row.Sold -= claim.Quantity
-		before[i] = dayStock(row)
-	}
-	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: before}, c, q)
-	if err == nil && sameClaim(pq.Claim, claim) {
+	if pq := s.priceClaimed(ctx, c, q, ahead, claim, after); pq != nil {
 		return pq, after, nil
 	}
 	// Another answer than ahead: give the claim back, and price under the transaction.
@@ -152,6 +148,22 @@ func (s *Service) claimQuoted(ctx context.Context, tx store.Querier, c *Caller, 
 		return nil, nil, err
 	}
 	return nil, nil, nil
+}
+
+// priceClaimed prices q again over what the claim of a quote ahead verified: its items,
+// and the claimed unit's days as they were before the claim (after, the rows it left);
+// nil when that quote fails or asks for another claim than claim.
+func (s *Service) priceClaimed(ctx context.Context, c *Caller, q *QuoteRequest, ahead *quotedAhead, claim store.Claim, after []store.InventoryRow) *pricedQuote {
+	before := make([]DayStock, len(after))
+	for i, row := range after {
+		row.Sold -= claim.Quantity
+		before[i] = dayStock(row)
+	}
+	pq, err := s.quoteFrom(ctx, claimedReads{items: ahead.items, claim: claim, days: before}, c, q)
+	if err != nil || !sameClaim(pq.Claim, claim) {
+		return nil
+	}
+	return pq
 }
 
 // recordingReads reads the store and keeps each item it decoded with its stored

@@ -95,6 +95,7 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 			q := quote(3, "")
 			stale := priceOf(q)
 			var fresh int64
+			_, missed := svc.BookAheadStats()
 			v, err := book("repriced", q, func() {
 				if err := svc.Store.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: apitest.RoomSmall,
 					ItemID: apitest.HotelLisbon, Day: apitest.Day(3), Capacity: 2, Price: 9100}}); err != nil {
@@ -118,6 +119,9 @@ func testBookPricedAhead(t *testing.T, staleModel bool) {
 			}
 			if got, err := svc.Store.BookingGetByReference(ctx, c.Partner.ID, v.Reference); err != nil || got.TotalPrice != fresh || got.CreditDrawn != fresh {
 				t.Errorf("stored booking = %+v, %v; want total and draw %d", got, err, fresh)
+			}
+			if _, now := svc.BookAheadStats(); now != missed+1 {
+				t.Errorf("the stale quote ahead was not missed (%d missed, then %d)", missed, now)
 			}
 		})
 

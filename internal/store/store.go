@@ -380,10 +380,10 @@ type Querier interface {
 	// InventoryClaimBooking takes c as InventoryClaim does and, only when it took every
 	// day, creates b with events as BookingCreate does: one statement on PostgreSQL (one
 	// round trip, with the held savepoint: a live booking priced ahead, in a group),
-	// InventoryClaim then BookingCreate elsewhere. false, nothing taken or created, when
-	// InventoryClaim would answer false. BookingCreate's errors; after an error the
-	// caller rolls back (the transaction, or its savepoint), as after a failed write of
-	// either.
+	// InventoryClaim then BookingCreate elsewhere (the claim given back if the insert
+	// fails). false, nothing taken or created, when InventoryClaim would answer false.
+	// The errors of either; after one, in a transaction, the caller rolls back (the
+	// transaction, or its savepoint), as after a failed write of either.
 	InventoryClaimBooking(ctx context.Context, c Claim, b *tradewind.Booking, events ...*tradewind.Event) ([]InventoryRow, bool, error)
 	// BookingGetByReference returns a booking; partnerID 0 matches any partner. ErrNotFound.
 	BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error)

@@ -348,7 +348,8 @@ func (q *queries) InventoryClaimBooking(ctx context.Context, c store.Claim, b *t
 			return nil, false, err
 		}
 		if err := q.BookingCreate(ctx, b, events...); err != nil {
-			return nil, false, err
+			// Outside a transaction the claim committed on its own: given back.
+			return nil, false, errors.Join(err, q.InventoryRelease(ctx, c))
 		}
 		return after, true, nil
 	}

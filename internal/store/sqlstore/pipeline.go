@@ -153,7 +153,7 @@ func (q *queries) queryEach(ctx context.Context, query string, args []any, row f
 			return err
 		}
 	}
-	return rows.Err()
+	return q.interpret(rows.Err()) // a unique key's refusal may come with a later row
 }
 
 // deferred returns the transaction's deferredTx; nil outside a transaction or on a

@@ -132,4 +132,41 @@ func exerciseInventoryClaimBooking(t *testing.T, s store.Store) {
 	if got := sold(); got[0] != 1 || got[1] != 1 || got[2] != 0 {
 		t.Errorf("sold after the taken key = %v; want [1 1 0]", got)
 	}
+
+	// Two events, each with its delivery; none (a booking not confirmed yet).
+	two := newBooking(p, "HTL-EEEEEEEE", "", "k5")
+	if _, ok, err := s.InventoryClaimBooking(ctx, claim("2027-01-03", "2027-01-03", 1, nil), two,
+		event("evt_c4", two.Reference), event("evt_c5", two.Reference)); err != nil || !ok {
+		t.Fatalf("with two events: %v, %v", ok, err)
+	}
+	if evs, err := s.EventListByBooking(ctx, p.ID, two.Reference); err != nil || len(evs) != 2 {
+		t.Errorf("events of the booking with two = %+v, %v", evs, err)
+	}
+	for _, id := range []string{"evt_c4", "evt_c5"} {
+		if list, err := s.DeliveryList(ctx, store.DeliveryFilter{EventID: id}); err != nil || len(list) != 1 {
+			t.Errorf("deliveries of %s = %+v, %v", id, list, err)
+		}
+	}
+	none := newBooking(p, "HTL-FFFFFFFF", "PO-9", "k6")
+	none.Status = tradewind.StatusOnRequest
+	if _, ok, err := s.InventoryClaimBooking(ctx, claim("2027-01-03", "2027-01-03", 1, item), none); err != nil || !ok || none.ID == 0 {
+		t.Fatalf("without events: %v, %v (id %d)", ok, err, none.ID)
+	}
+	if got, err := s.BookingGetByReference(ctx, p.ID, none.Reference); err != nil || got.Status != tradewind.StatusOnRequest {
+		t.Errorf("booking without events = %+v, %v", got, err)
+	}
+
+	// A partner reference taken: its error, and in the transaction rolled back nothing stays.
+	ref := newBooking(p, "HTL-GGGGGGGG", "PO-9", "k7")
+	err := s.InTx(ctx, func(q store.Querier) error {
+		_, _, err := q.InventoryClaimBooking(ctx, claim("2027-01-01", "2027-01-01", 1, nil), ref, event("evt_c6", ref.Reference))
+		return err
+	})
+	if !errors.Is(err, store.ErrPartnerReferenceTaken) {
+		t.Errorf("a taken partner reference: %v; want ErrPartnerReferenceTaken", err)
+	}
+	absent(ref.Reference, "evt_c6")
+	if got := sold(); got[0] != 1 || got[1] != 1 || got[2] != 2 {
+		t.Errorf("sold at the end = %v; want [1 1 2]", got)
+	}
 }
