@@ -369,7 +369,7 @@ var demoKeys = regexp.MustCompile(`(test|live) key: (tw_\w+)`)
 
 func TestServeDemo(t *testing.T) {
 	t.Parallel()
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "demo.db")
+	dsn := storetest.SQLiteDSN(t)
 	s := startServe(t, dsn, "--demo")
 	keys := map[string]string{}
 	for _, m := range demoKeys.FindAllStringSubmatch(s.out.String(), -1) {

@@ -11,6 +11,7 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
 func logEntry(path string, at time.Time) *store.RequestLogEntry {
@@ -91,7 +92,7 @@ func TestRequestLogBesideTheWriter(t *testing.T) {
 // without duplicates, and new entries take ids after the moved ones.
 func TestOpenMovesRequestLogs(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
+	path := storetest.SQLitePath(t, "old.db")
 	at := time.Date(2027, 1, 4, 9, 0, 0, 0, time.UTC)
 
 	// The main file as it was: its entries in its own request_logs.

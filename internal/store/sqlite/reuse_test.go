@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
+	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
 // TestFreedPagesReused: the pages the request log's retention frees are reused by new
@@ -17,7 +17,7 @@ import (
 // constant load with retention, without VACUUM.
 func TestFreedPagesReused(t *testing.T) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "reuse.db"))
+	s, err := sqlite.Open(ctx, storetest.SQLitePath(t, "reuse.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,13 +11,14 @@ import (
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/sqlite"
 	"github.com/tradewind/tradewind/internal/store/sqlstore"
+	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
 // openStore opens a new SQLite file store, as serve does, closed when t ends; path is
 // its file.
 func openStore(t *testing.T) (st *sqlstore.DB, path string) {
 	t.Helper()
-	path = filepath.Join(t.TempDir(), "tw.db")
+	path = storetest.SQLitePath(t, "tw.db")
 	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

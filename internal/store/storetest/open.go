@@ -50,12 +50,19 @@ func Openers() []Opener {
 // first).
 func SQLiteDSN(tb testing.TB) string {
 	tb.Helper()
+	return "sqlite:" + SQLitePath(tb, "tradewind.db")
+}
+
+// SQLitePath is the path of a SQLite file named name in a new temporary directory,
+// removed when tb ends (removeTempDir: not t.TempDir, whose removal does not try again).
+func SQLitePath(tb testing.TB, name string) string {
+	tb.Helper()
 	dir, err := os.MkdirTemp("", "tradewind-sqlite-")
 	if err != nil {
 		tb.Fatalf("sqlite temp dir: %v", err)
 	}
 	tb.Cleanup(func() { removeTempDir(tb, dir) })
-	return "sqlite:" + filepath.Join(dir, "tradewind.db")
+	return filepath.Join(dir, name)
 }
 
 // removeTempDir removes dir, trying again for a while: a connection that
