@@ -261,8 +261,8 @@ var errAheadStale = fmt.Errorf("booking: the quote ahead did not hold: %w", errR
 // createBooking prices, claims and inserts a booking under tx. A live booking priced
 // ahead (quoteahead.go) claims its inventory and inserts the booking in one store call
 // (store.InventoryClaimBooking, one statement on PostgreSQL), at the quote ahead's
-// price; the claimed rows are then priced again, as claimQuoted does, and the booking
-// must come out the same, or errAheadStale. When the claim is not taken (sold out, the
+// price; the claimed rows are then priced again, as claimQuoted does, and must price
+// the same, or errAheadStale. When the claim is not taken (sold out, the
 // item changed), or the quote ahead fails the booking's checks, the booking is priced
 // under the transaction as before. *kept reports a booking kept at its quote ahead's
 // price; *ahead is dropped once it did not hold, so that the booking's next run prices
@@ -317,7 +317,7 @@ func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller
 			}
 			if ok {
 				claim.IfItem = nil
-				if !s.sameAtClaimed(ctx, c, q, a, claim, after, b, prepare) {
+				if !s.sameAtClaimed(ctx, c, q, a, claim, after) {
 					*ahead = nil
 					return nil, errAheadStale
 				}
@@ -371,21 +371,19 @@ func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller
 	return b, nil
 }
 
-// sameAtClaimed reports whether the booking b, created at its quote ahead's price,
-// is the booking the claimed rows price (priceClaimed, as claimQuoted prices them): the
-// same claim, and every field but its id, reference and times the same.
-func (s *Service) sameAtClaimed(ctx context.Context, c *Caller, q *QuoteRequest, a *quotedAhead, claim store.Claim, after []store.InventoryRow, b *tradewind.Booking,
-	prepare func(*pricedQuote) (*tradewind.Booking, []*tradewind.Event, error)) bool {
+// sameAtClaimed reports whether the claimed rows price (priceClaimed, as claimQuoted
+// prices them) what the quote ahead priced, in everything a booking takes from its
+// priced quote (newBooking): then the booking inserted at the quote ahead's price is
+// the one they would have made.
+func (s *Service) sameAtClaimed(ctx context.Context, c *Caller, q *QuoteRequest, a *quotedAhead, claim store.Claim, after []store.InventoryRow) bool {
 	pq := s.priceClaimed(ctx, c, q, a, claim, after)
 	if pq == nil {
 		return false
 	}
-	again, _, err := prepare(pq)
-	if err != nil {
-		return false
-	}
-	again.ID, again.Reference, again.CreatedAt, again.UpdatedAt = b.ID, b.Reference, b.CreatedAt, b.UpdatedAt
-	return reflect.DeepEqual(again, b)
+	was := a.pq
+	return pq.Total == was.Total && pq.Currency == was.Currency && pq.Instant == was.Instant && pq.OpenStatus == was.OpenStatus &&
+		pq.ItemID == was.ItemID && pq.StartDate == was.StartDate && pq.EndDate == was.EndDate && pq.Policy == was.Policy &&
+		reflect.DeepEqual(pq.Details, was.Details)
 }
 
 // flipped notes, for the read model, the days of b's item that its claim sold out.

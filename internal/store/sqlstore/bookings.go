@@ -361,14 +361,7 @@ func (q *queries) InventoryClaimBooking(ctx context.Context, c store.Claim, b *t
 	var taken []store.InventoryRow
 	var id sql.NullInt64
 	// In a group commit the booking's savepoint travels with it (queryEach).
-	if err := q.queryEach(ctx, q.claimBookingSQL(len(events), c.IfItem != nil), args, func(scan func(dest ...any) error) error {
-		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
-		if err := scan(&r.Day, &r.Capacity, &r.Sold, &r.Price, &id); err != nil {
-			return err
-		}
-		taken = append(taken, r)
-		return nil
-	}); err != nil {
+	if err := q.queryEach(ctx, q.claimBookingSQL(len(events), c.IfItem != nil), args, claimedRows(c, &taken, &id)); err != nil {
 		return nil, false, bookingConflict(err)
 	}
 	if !id.Valid { // the claim did not take every day: no booking, and what it took goes back

@@ -332,14 +332,7 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 	// primary-key lookup, evaluated once.
 	var taken []store.InventoryRow
 	// In a group commit on PostgreSQL the booking's savepoint travels with it (queryEach).
-	if err := q.queryEach(ctx, claimTexts[c.IfItem != nil], claimArgs(c), func(scan func(dest ...any) error) error {
-		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
-		if err := scan(&r.Day, &r.Capacity, &r.Sold, &r.Price); err != nil {
-			return err
-		}
-		taken = append(taken, r)
-		return nil
-	}); err != nil {
+	if err := q.queryEach(ctx, claimTexts[c.IfItem != nil], claimArgs(c), claimedRows(c, &taken)); err != nil {
 		return nil, false, err
 	}
 	if int64(len(taken)) == want {
@@ -347,6 +340,19 @@ func (q *queries) InventoryClaim(ctx context.Context, c store.Claim) ([]store.In
 		return taken, true, nil
 	}
 	return nil, false, q.giveBack(ctx, c, taken)
+}
+
+// claimedRows reads each row a claim's statement returns (day, capacity, sold, price,
+// then more, if any) into taken.
+func claimedRows(c store.Claim, taken *[]store.InventoryRow, more ...any) func(scan func(dest ...any) error) error {
+	return func(scan func(dest ...any) error) error {
+		r := store.InventoryRow{Kind: c.Kind, UnitID: c.UnitID, ItemID: c.ItemID}
+		if err := scan(append([]any{&r.Day, &r.Capacity, &r.Sold, &r.Price}, more...)...); err != nil {
+			return err
+		}
+		*taken = append(*taken, r)
+		return nil
+	}
 }
 
 // claimDays is how many days c must take, checking that it names a range and an item.
