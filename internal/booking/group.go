@@ -26,13 +26,16 @@ import (
 //
 // The bookings' credit draws are made last, by the group: one statement per partner
 // for all its bookings of the group (drawAll), so a partner's row is taken once per
-// group and held only for that statement and the commit. When a partner's do not all
-// fit, the group does not commit: that partner's bookings run alone, where each is
-// answered its own refusal or not, and the others queue again, once, for the next
-// group (so one partner over its limit does not send every booking beside it to pay a
-// commit of its own). For a while after (DefaultRefusedWindow) that partner's bookings run alone
-// from the start, as do those of a partner the cache sees on hold (Book): a partner
-// booking in a loop at its limit cannot fail one group after another.
+// group and held only for that statement and the commit; on PostgreSQL the draws
+// travel with the COMMIT, in one round trip, so that no answer to Go and no scheduling
+// of the group's goroutine sits between taking the row and giving it back. When a
+// partner's do not all fit, the group does not commit: that partner's bookings run
+// alone, where each is answered its own refusal or not, and the others queue again,
+// once, for the next group (so one partner over its limit does not send every booking
+// beside it to pay a commit of its own). For a while after (DefaultRefusedWindow) that
+// partner's bookings run alone from the start, as do those of a partner the cache sees
+// on hold (Book): a partner booking in a loop at its limit cannot fail one group after
+// another.
 //
 // On SQLite one group at a time runs its bookings (atOnce 1, whatever is asked) and
 // commits them: the next one starts once the previous one committed (oneConn). There
@@ -645,8 +648,8 @@ func (g *groupCommitter) commit(batch []*txJob) {
 		g.groups.Add(1)
 		g.grouped.Add(int64(len(batch)))
 	}
-	var refused *partnersRefused
-	if errors.As(err, &refused) {
+	refused := refusedBy(err)
+	if refused != nil {
 		// Chosen and queued again under one lock: a request cancelled meanwhile finds
 		// its job either answered or queued (gaveUp), never taken out and not back.
 		g.mu.Lock()
@@ -718,11 +721,13 @@ func laterDraws(ctx context.Context) *drawsLater {
 // store.CreditDrawAll per partner, in partner order, as every group takes them (so two
 // groups drawing for the same partners take their rows in the same order and cannot
 // deadlock). Each partner's row is then held for one statement and the commit per
-// group, not per booking. If some partners' draws do not all fit, the group does not
-// commit (*partnersRefused, naming them all): their bookings run alone, drawing their
-// own credit, so that the refusal is answered to exactly the bookings that do not fit;
-// the others run again in a group (commit). Naming them all holds the later partners'
-// rows until the group's rollback: other groups drawing for them wait that long.
+// group, not per booking; on PostgreSQL the draws travel with the COMMIT, one round
+// trip. If some partners' draws do not all fit, the group does not commit
+// (*partnersRefused): their bookings run alone, drawing their own credit, so that the
+// refusal is answered to exactly the bookings that do not fit; the others run again in
+// a group (commit). Where the draws are made at once (SQLite) a refusal writes
+// nothing, and the others are drawn still, to name every partner refused; on
+// PostgreSQL the first refusal fails the COMMIT and is the one named (refusedBy).
 func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
 	if len(draws) == 0 {
 		return nil
@@ -733,18 +738,32 @@ func drawAll(tx store.Querier, draws []*store.LedgerEntry) error {
 	}
 	var refused []int64
 	for _, pid := range slices.Sorted(maps.Keys(byPartner)) {
-		// A refusal updates nothing (CreditDrawAll): the transaction goes on, to find
-		// every partner whose draws do not fit.
-		ok, err := tx.CreditDrawAll(context.Background(), byPartner[pid])
+		err := tx.CreditDrawAll(context.Background(), byPartner[pid])
+		var cr *store.CreditRefused
+		if errors.As(err, &cr) {
+			refused = append(refused, cr.PartnerID)
+			continue
+		}
 		if err != nil {
 			return err
-		}
-		if !ok {
-			refused = append(refused, pid)
 		}
 	}
 	if len(refused) > 0 {
 		return &partnersRefused{partners: refused}
+	}
+	return nil
+}
+
+// refusedBy returns the partners whose draws kept a group from committing: drawAll's
+// answer, or the store's refusal at COMMIT; nil for any other error.
+func refusedBy(err error) *partnersRefused {
+	var refused *partnersRefused
+	if errors.As(err, &refused) {
+		return refused
+	}
+	var cr *store.CreditRefused
+	if errors.As(err, &cr) {
+		return &partnersRefused{partners: []int64{cr.PartnerID}}
 	}
 	return nil
 }

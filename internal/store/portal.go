@@ -191,11 +191,19 @@ type PortalQuerier interface {
 	// CreditDrawAll draws the sum of entries, one partner's draws (Kind LedgerDraw), at
 	// once: only if the partner is not blocked and the limit holds for the sum (then
 	// each draw alone would have been made, in their order). It records every entry in
-	// the ledger, in their order, with the credit used after it; run it in InTx. It sets
-	// each entry's ID and BalanceAfter; false when refused (nothing written).
-	// ErrConflict when a booking has a draw already. One statement holding the
-	// partner's row for a group of bookings, rather than one each (group commit).
-	CreditDrawAll(ctx context.Context, entries []*LedgerEntry) (bool, error)
+	// the ledger, in their order, with the credit used after it; run it in InTx, last
+	// (after it the transaction may only commit). One statement holding the partner's
+	// row for a group of bookings, rather than one each (group commit). A refusal
+	// (*CreditRefused: nothing written) or a booking with a draw already (ErrConflict)
+	// fails the transaction: InTx returns the error. On PostgreSQL the statement is sent
+	// with the transaction's COMMIT, in one round trip, so the partner's row is held for
+	// that round trip only; there the error comes from InTx, not from this call, and
+	// each entry's ID and BalanceAfter are set once InTx returns nil. Elsewhere the draw
+	// is made now: it sets them, and returns the error, which the caller returns. A
+	// refusal wrote nothing, so a caller that wants every refused partner of a group
+	// may go on drawing for the others before it returns (SQLite; on PostgreSQL the
+	// first refusal ends the transaction).
+	CreditDrawAll(ctx context.Context, entries []*LedgerEntry) error
 	// CreditLedgerList returns a page of the partner's ledger, newest first.
 	CreditLedgerList(ctx context.Context, q LedgerQuery) ([]*LedgerEntry, error)
 	// BookingCount counts the bookings matching f (its Limit and Before ignored).

@@ -30,6 +30,14 @@ var (
 	ErrCorrupt = errors.New("store: corrupt row")
 )
 
+// CreditRefused is CreditDrawAll's refusal: the partner is blocked, or the sum of the
+// draws would pass its limit. Nothing of the draws was written.
+type CreditRefused struct{ PartnerID int64 }
+
+func (e *CreditRefused) Error() string {
+	return fmt.Sprintf("store: the credit draws of partner %d do not fit", e.PartnerID)
+}
+
 // Store is a database: the queries outside a transaction, and transactions.
 type Store interface {
 	Querier

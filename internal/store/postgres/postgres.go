@@ -31,6 +31,7 @@ var Dialect = sqlstore.Dialect{
 	Goose:               goose.DialectPostgres,
 	IsConflict:          func(err error) bool { return pgCode(err) == "23505" },
 	IsRetryable:         func(err error) bool { c := pgCode(err); return c == "40001" || c == "40P01" },
+	IsCreditRefused:     func(err error) bool { return pgCode(err) == "TW001" },
 	ForUpdate:           " FOR UPDATE",
 	ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
 	JSONListHas: func(column, param string) string {
@@ -85,8 +86,14 @@ func sendBatch(ctx context.Context, conn *sql.Conn, stmts []sqlstore.BatchStmt) 
 				var tag pgconn.CommandTag
 				tag, err = br.Exec()
 				n = tag.RowsAffected()
+				if err == nil && s.Commit && tag.String() != "COMMIT" {
+					err = sqlstore.ErrRolledBack
+				}
 			}
 			if err != nil {
+				if s.Failed != nil {
+					err = s.Failed(err)
+				}
 				_ = br.Close()
 				return err
 			}

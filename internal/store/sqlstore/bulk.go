@@ -509,10 +509,7 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 	switch {
 	case err != nil:
 	case q.d.CopyFrom != nil && q.conn != nil && len(rows) >= copyThreshold:
-		if err = q.flushHeld(ctx); err == nil {
-			err = q.d.CopyFrom(ctx, q.conn, "inventory", inventoryColumns, len(rows), inventoryRow(rows))
-		}
-		err = q.interpret(err)
+		err = q.interpret(q.copyFrom(ctx, "inventory", rows))
 	default:
 		err = q.inventoryWrite(ctx, rows, "")
 	}
@@ -520,6 +517,16 @@ func (q *queries) InventoryInsert(ctx context.Context, rows []store.InventoryRow
 		return fmt.Errorf("inventory insert: %w", err)
 	}
 	return nil
+}
+
+// copyFrom loads rows into table (inventory's columns) with the dialect's COPY, on the
+// transaction's connection: what the transaction holds back (its BEGIN among them,
+// deferredTx) is sent first, so that the COPY runs inside it.
+func (q *queries) copyFrom(ctx context.Context, table string, rows []store.InventoryRow) error {
+	if err := q.flushHeld(ctx); err != nil {
+		return err
+	}
+	return q.d.CopyFrom(ctx, q.conn, table, inventoryColumns, len(rows), inventoryRow(rows))
 }
 
 // inventoryRow returns the CopyFrom row function of rows; it reuses one slice.
@@ -537,7 +544,7 @@ func (q *queries) inventoryCopy(ctx context.Context, rows []store.InventoryRow) 
 		capacity INTEGER NOT NULL, price BIGINT NOT NULL) ON COMMIT DELETE ROWS`); err != nil {
 		return q.interpret(err)
 	}
-	err := q.d.CopyFrom(ctx, q.conn, "inventory_load", inventoryColumns, len(rows), inventoryRow(rows))
+	err := q.copyFrom(ctx, "inventory_load", rows)
 	if err != nil {
 		return q.interpret(err)
 	}

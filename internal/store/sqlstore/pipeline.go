@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"strings"
 )
@@ -11,26 +12,78 @@ import (
 type BatchStmt struct {
 	SQL  string
 	Args []any
-	// Rows, set on a batch's last statement only, makes it a query: Rows is called for
-	// each row it returns, with scan, which reads the row into dest.
+	// Rows makes the statement a query: Rows is called for each row it returns, with
+	// scan, which reads the row into dest.
 	Rows func(scan func(dest ...any) error) error
+	// Failed, when set, gives the error the batch returns when this statement fails
+	// (from the database's error): a statement that knows what its failure means.
+	Failed func(err error) error
+	// Commit marks the batch's COMMIT: a transaction that had failed answers it
+	// ROLLBACK, without an error, which the batch then returns as errRolledBack.
+	Commit bool
 }
 
+// errRolledBack: COMMIT found the transaction failed, and rolled it back.
+var errRolledBack = errors.New("sqlstore: commit: the transaction had failed and was rolled back")
+
+// ErrRolledBack is errRolledBack, for the dialects' batches.
+var ErrRolledBack = errRolledBack
+
 // deferredTx is a transaction's statements on a dialect that sends batches
-// (Dialect.SendBatch, PostgreSQL): the savepoint statements a transaction takes or
-// releases (and its SET LOCAL settings) are held back and sent with its next statement,
-// in one round trip when that one is an Exec. They have no result of their own to
-// wait for: what matters is that they reach the database, in order, before anything
-// that follows them, and a failure of one fails the statement they travel with (the
-// batch stops at the first error). Held statements that nothing followed are dropped
-// at COMMIT, which releases every savepoint and ends every SET LOCAL.
+// (Dialect.SendBatch, PostgreSQL): BEGIN, the savepoint statements a transaction takes
+// or releases (and its SET LOCAL settings) are held back and sent with its next
+// statement, in one round trip when that one is an Exec. They have no result of their
+// own to wait for: what matters is that they reach the database, in order, before
+// anything that follows them, and a failure of one fails the statement they travel
+// with (the batch stops at the first error). The statements a transaction leaves for
+// its end (atCommit: the group's credit draws) are sent with COMMIT, with whatever is
+// held then, in one round trip. A transaction that sent nothing sends nothing.
 type deferredTx struct {
 	dbtx
-	conn    *sql.Conn
-	send    func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) (int64, error)
-	held    []string
-	failed  error // a held statement that could not be sent: the transaction must not commit
-	oneText bool  // held statements may be sent alone as one text (Dialect.MultiStatement)
+	conn     *sql.Conn
+	send     func(ctx context.Context, conn *sql.Conn, stmts []BatchStmt) (int64, error)
+	held     []string
+	atCommit []BatchStmt
+	sent     bool  // something reached the database: it holds the transaction open
+	failed   error // a held statement that could not be sent: the transaction must not commit
+	oneText  bool  // held statements may be sent alone as one text (Dialect.MultiStatement)
+}
+
+// beginHeld starts a transaction whose BEGIN travels with its first statement.
+func beginHeld(db dbtx, conn *sql.Conn, d *Dialect) *deferredTx {
+	return &deferredTx{dbtx: db, conn: conn, send: d.SendBatch, oneText: d.MultiStatement, held: []string{"BEGIN"}}
+}
+
+// leaveForCommit keeps st to be sent with COMMIT.
+func (t *deferredTx) leaveForCommit(st BatchStmt) { t.atCommit = append(t.atCommit, st) }
+
+// commit sends what is held and left for COMMIT, and COMMIT, in one round trip.
+func (t *deferredTx) commit(ctx context.Context) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if !t.sent && len(t.atCommit) == 0 {
+		t.held = nil // BEGIN and what followed it, with nothing after: no transaction
+		return nil
+	}
+	stmts := batchOf(t.held, BatchStmt{})
+	stmts = append(stmts, t.atCommit...)
+	stmts = append(stmts, BatchStmt{SQL: "COMMIT", Commit: true})
+	t.held, t.atCommit, t.sent = nil, nil, true
+	_, err := t.send(ctx, t.conn, stmts)
+	return err
+}
+
+// rollback ends a transaction that did not commit. A connection that cannot say
+// ROLLBACK is not given back to the pool (which would find it in a transaction and
+// drop it anyway).
+func (t *deferredTx) rollback(ctx context.Context) {
+	if !t.sent {
+		return
+	}
+	if _, err := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+		_ = t.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
 }
 
 // hold keeps stmt for the next statement.
@@ -46,7 +99,7 @@ func (t *deferredTx) flush(ctx context.Context) error {
 		return nil
 	}
 	held := t.held
-	t.held = nil
+	t.held, t.sent = nil, true
 	var err error
 	if t.oneText {
 		_, err = t.dbtx.ExecContext(ctx, strings.Join(held, "; "))
@@ -83,6 +136,7 @@ func (t *deferredTx) ExecContext(ctx context.Context, query string, args ...any)
 	if t.failed != nil {
 		return nil, t.failed
 	}
+	t.sent = true
 	if len(t.held) == 0 {
 		return t.dbtx.ExecContext(ctx, query, args...)
 	}
@@ -106,7 +160,7 @@ func (t *deferredTx) queryEach(ctx context.Context, query string, args []any, ro
 		return false, nil
 	}
 	held := t.held
-	t.held = nil
+	t.held, t.sent = nil, true
 	_, err := t.send(ctx, t.conn, batchOf(held, BatchStmt{SQL: query, Args: args, Rows: row}))
 	return true, err
 }
@@ -121,10 +175,16 @@ func (t *deferredTx) QueryContext(ctx context.Context, query string, args ...any
 }
 
 // QueryRowContext is QueryContext's for one row. A *sql.Row cannot carry the held
-// statements' failure: the query then runs in the aborted transaction and fails, and
-// failed keeps the transaction from committing whatever follows.
+// statements' failure, and the query must not run: its BEGIN may be what failed, and
+// it would run outside the transaction. It is given a done context instead, so that
+// its Scan fails (with the context's error) and nothing is sent; failed keeps the
+// transaction from committing.
 func (t *deferredTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	_ = t.flush(ctx)
+	if err := t.flush(ctx); err != nil {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		return t.dbtx.QueryRowContext(done, query, args...)
+	}
 	return t.dbtx.QueryRowContext(ctx, query, args...)
 }
 

@@ -358,14 +358,14 @@ func (q *queries) CreditMove(ctx context.Context, e *store.LedgerEntry) (bool, e
 	return true, nil
 }
 
-func (q *queries) CreditDrawAll(ctx context.Context, entries []*store.LedgerEntry) (bool, error) {
+func (q *queries) CreditDrawAll(ctx context.Context, entries []*store.LedgerEntry) error {
 	if len(entries) == 0 {
-		return true, nil
+		return nil
 	}
 	var total int64
 	for _, e := range entries {
 		if e.Kind != store.LedgerDraw || e.PartnerID != entries[0].PartnerID || e.Amount <= 0 {
-			return false, fmt.Errorf("credit draw all: every entry must be a positive draw of partner %d", entries[0].PartnerID)
+			return fmt.Errorf("credit draw all: every entry must be a positive draw of partner %d", entries[0].PartnerID)
 		}
 		total += e.Amount
 	}
@@ -375,10 +375,10 @@ func (q *queries) CreditDrawAll(ctx context.Context, entries []*store.LedgerEntr
 	var used int64
 	err := q.db.QueryRowContext(ctx, creditDraw+` RETURNING credit_used`, entries[0].PartnerID, total).Scan(&used)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return &store.CreditRefused{PartnerID: entries[0].PartnerID}
 	}
 	if err != nil {
-		return false, q.interpret(err)
+		return q.interpret(err)
 	}
 	// The credit used after each entry: what it was before the sum, and the entries so far.
 	balance := used - total
@@ -395,30 +395,30 @@ func (q *queries) CreditDrawAll(ctx context.Context, entries []*store.LedgerEntr
 	res, err := q.db.QueryContext(ctx, `INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency,
 		balance_after, created_at) VALUES `+strings.Join(rows, ", ")+` RETURNING id, booking_id`, args...)
 	if err != nil {
-		return false, q.interpret(err)
+		return q.interpret(err)
 	}
 	defer res.Close()
 	for res.Next() { // RETURNING's order is not promised: matched by booking
 		var id, booking int64
 		if err := res.Scan(&id, &booking); err != nil {
-			return false, err
+			return err
 		}
 		if e := byBooking[booking]; e != nil {
 			e.ID = id
 		}
 	}
-	if err := res.Err(); err != nil {
-		return false, q.interpret(err)
-	}
-	return true, nil
+	return q.interpret(res.Err())
 }
 
 // creditDrawAllCTE is CreditDrawAll in one statement (PostgreSQL): the draw and its
-// ledger entries, each with the credit used after it. The group holds the partner's
-// row from this statement to its commit: one round trip fewer than two statements.
-func (q *queries) creditDrawAllCTE(ctx context.Context, entries []*store.LedgerEntry, total int64) (bool, error) {
+// ledger entries, each with the credit used after it. A refusal fails the statement
+// (credit_refused, migration 00035), so that in a transaction it is left for COMMIT
+// (deferredTx): the partner's row is then held for the round trip of the draw and
+// COMMIT only, not from the draw to a COMMIT sent after its answer.
+func (q *queries) creditDrawAllCTE(ctx context.Context, entries []*store.LedgerEntry, total int64) error {
+	partner := entries[0].PartnerID
 	args := make([]any, 0, 2+6*len(entries))
-	args = append(args, entries[0].PartnerID, total)
+	args = append(args, partner, total)
 	rows := make([]string, 0, len(entries))
 	byBooking := make(map[int64]*store.LedgerEntry, len(entries))
 	var sum int64
@@ -432,30 +432,47 @@ func (q *queries) creditDrawAllCTE(ctx context.Context, entries []*store.LedgerE
 		// later: what the entries after this one draw, so balance_after = used - later.
 		args = append(args, e.BookingID, e.Reference, e.Kind, e.Amount, e.Currency, total-sum, ts(e.At))
 	}
-	res, err := q.db.QueryContext(ctx, `WITH moved AS (`+creditDraw+` RETURNING credit_used)
+	query := `WITH moved AS (` + creditDraw + ` RETURNING credit_used),
+		drawn AS (SELECT credit_used FROM moved
+			UNION ALL SELECT credit_refused($1) WHERE NOT EXISTS (SELECT 1 FROM moved))
 		INSERT INTO credit_ledger (partner_id, booking_id, reference, kind, amount, currency, balance_after, created_at)
-		SELECT $1, v.booking_id, v.reference, v.kind, v.amount, v.currency, moved.credit_used - v.later, v.created_at
-		FROM moved, (VALUES `+strings.Join(rows, ", ")+`) AS v (booking_id, reference, kind, amount, currency, later, created_at)
-		RETURNING id, booking_id, balance_after`, args...)
-	if err != nil {
-		return false, q.interpret(err)
-	}
-	defer res.Close()
-	n := 0
-	for res.Next() { // no row: the draw was refused
+		SELECT $1, v.booking_id, v.reference, v.kind, v.amount, v.currency, drawn.credit_used - v.later, v.created_at
+		FROM drawn, (VALUES ` + strings.Join(rows, ", ") + `) AS v (booking_id, reference, kind, amount, currency, later, created_at)
+		RETURNING id, booking_id, balance_after`
+	each := func(scan func(dest ...any) error) error {
 		var id, booking, after int64
-		if err := res.Scan(&id, &booking, &after); err != nil {
-			return false, err
+		if err := scan(&id, &booking, &after); err != nil {
+			return err
 		}
 		if e := byBooking[booking]; e != nil {
 			e.ID, e.BalanceAfter = id, after
-			n++
+		}
+		return nil
+	}
+	failed := func(err error) error {
+		if q.d.IsCreditRefused != nil && q.d.IsCreditRefused(err) {
+			return &store.CreditRefused{PartnerID: partner}
+		}
+		return q.interpret(err)
+	}
+	if t := q.deferred(); t != nil {
+		t.leaveForCommit(BatchStmt{SQL: query, Args: args, Rows: each, Failed: failed})
+		return nil
+	}
+	res, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return failed(err)
+	}
+	defer res.Close()
+	for res.Next() {
+		if err := each(res.Scan); err != nil {
+			return err
 		}
 	}
 	if err := res.Err(); err != nil {
-		return false, q.interpret(err)
+		return failed(err)
 	}
-	return n > 0, nil
+	return nil
 }
 
 func (q *queries) CreditLedgerList(ctx context.Context, lq store.LedgerQuery) ([]*store.LedgerEntry, error) {

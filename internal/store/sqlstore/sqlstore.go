@@ -32,6 +32,9 @@ type Dialect struct {
 	IsConflict func(error) bool
 	// IsRetryable reports a transaction aborted for concurrency that may be run again.
 	IsRetryable func(error) bool
+	// IsCreditRefused reports the error of a credit draw made to fail when refused
+	// (CreditDrawAll where it travels with COMMIT; migration 00035 on PostgreSQL).
+	IsCreditRefused func(error) bool
 	// ForUpdate locks the rows a SELECT reads until the transaction ends (" FOR UPDATE");
 	// empty where every transaction holds the database's write lock (SQLite).
 	ForUpdate string
@@ -335,6 +338,13 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			}
 		}()
 	}
+	if s.dialect.SendBatch != nil {
+		if err = s.inHeldTx(ctx, conn, fn); err != nil {
+			return err
+		}
+		store.AfterCommit(ctx)
+		return nil
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -352,23 +362,43 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if s.stmts != nil {
 		db = cachedTx{tx: tx, cache: s.stmts}
 	}
-	var held *deferredTx
-	if s.dialect.SendBatch != nil {
-		held = &deferredTx{dbtx: db, conn: conn, send: s.dialect.SendBatch, oneText: s.dialect.MultiStatement}
-		db = held
-	}
 	if err = fn(&queries{db: db, d: &s.dialect, conn: conn}); err != nil {
 		return err
-	}
-	// Statements still held are dropped: COMMIT does what they would (deferredTx).
-	if held != nil && held.failed != nil {
-		return held.failed
 	}
 	committed = true // a failed COMMIT ends the transaction too
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	store.AfterCommit(ctx)
+	return nil
+}
+
+// inHeldTx runs fn in a transaction on a dialect that sends batches (PostgreSQL),
+// written by hand on conn rather than through database/sql's Tx: its BEGIN travels
+// with its first statement, and its COMMIT with the statements left for it (deferredTx),
+// two round trips fewer than BEGIN and COMMIT alone, besides what they carry. Rolled
+// back unless committed, on an error and on a panic in fn.
+func (s *DB) inHeldTx(ctx context.Context, conn *sql.Conn, fn func(q store.Querier) error) (err error) {
+	t := beginHeld(conn, conn, &s.dialect)
+	committed := false
+	defer func() {
+		if !committed {
+			t.rollback(ctx)
+		}
+	}()
+	q := &queries{db: t, d: &s.dialect, conn: conn}
+	if err = fn(q); err != nil {
+		return err
+	}
+	if err = t.commit(ctx); err != nil {
+		// A statement left for COMMIT may name its own failure (BatchStmt.Failed).
+		var refused *store.CreditRefused
+		if errors.As(err, &refused) || errors.Is(err, errRolledBack) {
+			return err
+		}
+		return fmt.Errorf("commit: %w", q.interpret(err))
+	}
+	committed = true
 	return nil
 }
 

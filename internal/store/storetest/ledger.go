@@ -278,12 +278,17 @@ func exerciseCreditDrawAll(t *testing.T, s store.Store) {
 		}
 		return out
 	}
+	// drawAll draws es in a transaction of their own: false for a refusal naming p,
+	// which fails the transaction (from the call, or at COMMIT on PostgreSQL).
 	drawAll := func(es []*store.LedgerEntry) (ok bool, err error) {
-		err = s.InTx(ctx, func(q store.Querier) (err error) {
-			ok, err = q.CreditDrawAll(ctx, es)
-			return err
-		})
-		return ok, err
+		err = s.InTx(ctx, func(q store.Querier) error { return q.CreditDrawAll(ctx, es) })
+		if cr := (*store.CreditRefused)(nil); errors.As(err, &cr) {
+			if cr.PartnerID != p.ID {
+				t.Fatalf("refusal names partner %d, want %d", cr.PartnerID, p.ID)
+			}
+			return false, nil
+		}
+		return err == nil, err
 	}
 	used := func() int64 {
 		t.Helper()
@@ -338,6 +343,54 @@ func exerciseCreditDrawAll(t *testing.T, s store.Store) {
 	}
 	if ok, err := drawAll(nil); err != nil || !ok {
 		t.Fatalf("no draws: %v, %v; want done", ok, err)
+	}
+	p.Blocked = false
+	if err := s.PartnerUpdate(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	// A refusal fails its whole transaction: a booking written before it in the same
+	// transaction is not committed, and nor is another partner's draw that fit.
+	other := newPartner(t, s, "globex")
+	ob := mkDrawn(t, s, other, "HTL-DRAWALLO", 100)
+	over := entries(3001) // 7 000 used of 10 000
+	err := s.InTx(ctx, func(q store.Querier) error {
+		if err := q.BookingCreate(ctx, newBooking(p, "HTL-DRAWALLN", "", "")); err != nil {
+			return err
+		}
+		if err := q.CreditDrawAll(ctx, []*store.LedgerEntry{{PartnerID: other.ID, BookingID: ob.ID, Reference: ob.Reference,
+			Kind: store.LedgerDraw, Amount: 100, Currency: "EUR", At: now}}); err != nil {
+			return err
+		}
+		return q.CreditDrawAll(ctx, over)
+	})
+	if cr := (*store.CreditRefused)(nil); !errors.As(err, &cr) || cr.PartnerID != p.ID {
+		t.Fatalf("a refused draw after other writes: %v; want CreditRefused of partner %d", err, p.ID)
+	}
+	if _, err := s.BookingGetByReference(ctx, p.ID, "HTL-DRAWALLN"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused transaction's booking: %v; want ErrNotFound (rolled back)", err)
+	}
+	if got, err := s.PartnerGetByID(ctx, other.ID); err != nil || got.CreditUsed != 0 || len(ledgerAll(t, s, other.ID, 10)) != 0 {
+		t.Fatalf("the other partner's draw in the refused transaction: %+v, %v; want none", got, err)
+	}
+	if u := used(); u != 7000 {
+		t.Fatalf("credit used %d after a refused transaction, want 7000", u)
+	}
+	// The same transaction with a draw that fits commits all of it, the entries
+	// numbered once InTx returned.
+	fits := entries(3000)
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		if err := q.BookingCreate(ctx, newBooking(p, "HTL-DRAWALLM", "", "")); err != nil {
+			return err
+		}
+		return q.CreditDrawAll(ctx, fits)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BookingGetByReference(ctx, p.ID, "HTL-DRAWALLM"); err != nil {
+		t.Fatalf("the committed transaction's booking: %v", err)
+	}
+	if u := used(); u != 10000 || fits[0].ID == 0 || fits[0].BalanceAfter != 10000 {
+		t.Fatalf("after a draw that fits: used %d, entry %+v; want 10000, numbered", u, fits[0])
 	}
 }
 
