@@ -19,15 +19,12 @@ type BatchStmt struct {
 	// (from the database's error): a statement that knows what its failure means.
 	Failed func(err error) error
 	// Commit marks the batch's COMMIT: a transaction that had failed answers it
-	// ROLLBACK, without an error, which the batch then returns as errRolledBack.
+	// ROLLBACK, without an error, which the batch then returns as ErrRolledBack.
 	Commit bool
 }
 
-// errRolledBack: COMMIT found the transaction failed, and rolled it back.
-var errRolledBack = errors.New("sqlstore: commit: the transaction had failed and was rolled back")
-
-// ErrRolledBack is errRolledBack, for the dialects' batches.
-var ErrRolledBack = errRolledBack
+// ErrRolledBack: COMMIT found the transaction failed, and rolled it back.
+var ErrRolledBack = errors.New("sqlstore: commit: the transaction had failed and was rolled back")
 
 // deferredTx is a transaction's statements on a dialect that sends batches
 // (Dialect.SendBatch, PostgreSQL): BEGIN, the savepoint statements a transaction takes

@@ -459,17 +459,7 @@ func (q *queries) creditDrawAllCTE(ctx context.Context, entries []*store.LedgerE
 		t.leaveForCommit(BatchStmt{SQL: query, Args: args, Rows: each, Failed: failed})
 		return nil
 	}
-	res, err := q.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return failed(err)
-	}
-	defer res.Close()
-	for res.Next() {
-		if err := each(res.Scan); err != nil {
-			return err
-		}
-	}
-	if err := res.Err(); err != nil {
+	if err := q.queryEach(ctx, query, args, each); err != nil {
 		return failed(err)
 	}
 	return nil

@@ -338,13 +338,19 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 			}
 		}()
 	}
+	run := s.inSQLTx
 	if s.dialect.SendBatch != nil {
-		if err = s.inHeldTx(ctx, conn, fn); err != nil {
-			return err
-		}
-		store.AfterCommit(ctx)
-		return nil
+		run = s.inHeldTx
 	}
+	if err = run(ctx, conn, fn); err != nil {
+		return err
+	}
+	store.AfterCommit(ctx)
+	return nil
+}
+
+// inSQLTx runs fn in a transaction of database/sql's on conn.
+func (s *DB) inSQLTx(ctx context.Context, conn *sql.Conn, fn func(q store.Querier) error) error {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -369,7 +375,6 @@ func (s *DB) inTxOnce(ctx context.Context, fn func(q store.Querier) error) (err 
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	store.AfterCommit(ctx)
 	return nil
 }
 
@@ -391,11 +396,6 @@ func (s *DB) inHeldTx(ctx context.Context, conn *sql.Conn, fn func(q store.Queri
 		return err
 	}
 	if err = t.commit(ctx); err != nil {
-		// A statement left for COMMIT may name its own failure (BatchStmt.Failed).
-		var refused *store.CreditRefused
-		if errors.As(err, &refused) || errors.Is(err, errRolledBack) {
-			return err
-		}
 		return fmt.Errorf("commit: %w", q.interpret(err))
 	}
 	committed = true
