@@ -188,6 +188,21 @@ func exerciseChanges(t *testing.T, s store.Store) {
 	})
 	want("rolled back", next())
 
+	// A booking's claim (one statement with its booking on PostgreSQL) names its unit
+	// and days, and an import's upsert after it in the same transaction names its own.
+	p := newPartner(t, s, "changes")
+	b := newBooking(p, "HTL-CHANGES1", "", "changes")
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		booked := store.Claim{Kind: tradewind.UnitRoom, ItemID: 7, UnitID: 103, From: "2027-01-12", To: "2027-01-13", Quantity: 1}
+		if _, ok, err := q.InventoryClaimBooking(ctx, booked, b); err != nil || !ok {
+			return fmt.Errorf("claim and booking: %v, %v", ok, err)
+		}
+		return q.InventoryPut(ctx, []store.InventoryRow{{Kind: tradewind.UnitRoom, UnitID: 104, ItemID: 7, Day: "2027-01-30", Capacity: 5, Price: 100}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want("a booking's claim, then a put", next(), "hotel:7:room:103:2027-01-12..2027-01-13", "hotel:7:room:104:2027-01-30..2027-01-30")
+
 	last, err := s.ChangeLast(ctx)
 	if err != nil || last != after {
 		t.Fatalf("ChangeLast = %d, %v; want %d", last, err, after)
