@@ -70,6 +70,7 @@ type config struct {
 	bookGroupsAtOnce                      int           // booking.Service.BookGroupsAtOnce
 	bookGroupLockWait                     time.Duration // booking.Service.BookGroupLockWait
 	webhooks                              bool          // the partner subscribed to booking.confirmed, delivered to a local sink
+	partnerRefs                           bool          // every booking names a partner_reference of its own
 }
 
 func main() {
@@ -102,6 +103,7 @@ func main() {
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the scenarios (server and load generator) to this file")
 	flag.StringVar(&c.cpuProfileScenario, "cpuprofile-scenario", "", "with --cpuprofile: profile only this scenario's first attack on the API (server and load generator), not the whole run")
 	flag.BoolVar(&c.webhooks, "webhooks", false, "subscribe the benchmark's partner to booking.confirmed at a local https sink answering 200, and run the webhook dispatcher as serve does: every booking then makes a delivery, sent and recorded while the scenarios run")
+	flag.BoolVar(&c.partnerRefs, "partner-references", false, "every booking names a partner_reference of its own, as most partners send (the booking then checks it is not taken)")
 	flag.IntVar(&c.rounds, "rounds", 1, "with --request-log both: how many times each read scenario runs with the log off, on, and its floor, alternating (the rates and CPU are over all rounds)")
 	flag.Parse()
 	if c.requestLog != "on" && c.requestLog != "off" && c.requestLog != "both" {
@@ -772,8 +774,11 @@ func (b *bench) scenarios(ctx context.Context, st *sqlstore.DB) ([]result, error
 		book := func() request {
 			body := quote()
 			body["guest"] = map[string]any{"name": "Load Test"}
-			return request{method: "POST", path: "/bookings", body: body,
-				header: http.Header{"Idempotency-Key": {fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), seq.Add(1))}}}
+			key := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), seq.Add(1))
+			if b.c.partnerRefs {
+				body["partner_reference"] = key
+			}
+			return request{method: "POST", path: "/bookings", body: body, header: http.Header{"Idempotency-Key": {key}}}
 		}
 		if err := b.warmBookings(ctx, st, book); err != nil {
 			return nil, err

@@ -131,12 +131,14 @@ func tracedService(t *testing.T) (tr *statements, svc *booking.Service, c *booki
 	return tr, svc, c, doc
 }
 
-// bookNight books the night i+1 of a room of hotel i (of doc's) live, a new booking.
-func bookNight(t *testing.T, svc *booking.Service, c *booking.Caller, doc *catalog.Document, i int) {
+// bookNight books the night i+1 of a room of hotel i (of doc's) live, a new booking,
+// with the partner reference ref when not empty.
+func bookNight(t *testing.T, svc *booking.Service, c *booking.Caller, doc *catalog.Document, i int, ref string) {
 	t.Helper()
 	h := doc.Hotels[i%len(doc.Hotels)]
 	req := &booking.BookRequest{QuoteRequest: booking.QuoteRequest{ProductType: "hotel", HotelID: h.ID, RoomID: h.Rooms[0].ID,
-		CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"}}
+		CheckIn: apitest.Day(1 + i), CheckOut: apitest.Day(2 + i), Rooms: 1, Adults: 1}, Guest: &booking.Guest{Name: "Trips"},
+		PartnerReference: ref}
 	if _, replay, err := svc.Book(context.Background(), c, fmt.Sprint("trips-", i), req); err != nil || replay {
 		t.Fatalf("book: %v (replay %v)", err, replay)
 	}
@@ -146,7 +148,7 @@ func bookNight(t *testing.T, svc *booking.Service, c *booking.Caller, doc *catal
 func TestBookRoundTripsPostgres(t *testing.T) {
 	t.Parallel()
 	tr, svc, c, doc := tracedService(t)
-	book := func(i int) { bookNight(t, svc, c, doc, i) }
+	book := func(i int) { bookNight(t, svc, c, doc, i, "") }
 	book(0) // the first use of each statement on a connection also prepares it
 	sent := tr.count(func() { book(1) })
 	t.Logf("%d statements:\n%s", len(sent), strings.Join(sent, "\n"))
@@ -155,6 +157,13 @@ func TestBookRoundTripsPostgres(t *testing.T) {
 	}
 	if n := inTx(sent); n > BookTxStatementsPostgres {
 		t.Errorf("a live booking's transaction sent %d statements to PostgreSQL; want at most %d:\n%s", n, BookTxStatementsPostgres, strings.Join(sent, "\n"))
+	}
+	// A partner_reference costs no statement: its uniqueness is the booking's insert's
+	// to check (a lookup before the claim was one round trip more).
+	sent = tr.count(func() { bookNight(t, svc, c, doc, 2, "PO-trips-2") })
+	if len(sent) > BookStatementsPostgres || inTx(sent) > BookTxStatementsPostgres {
+		t.Errorf("a live booking with a partner_reference sent %d statements to PostgreSQL, %d in its transaction; want at most %d and %d:\n%s",
+			len(sent), inTx(sent), BookStatementsPostgres, BookTxStatementsPostgres, strings.Join(sent, "\n"))
 	}
 }
 
@@ -274,7 +283,7 @@ func TestBookRoundTripsPostgresWithModel(t *testing.T) {
 	t.Parallel()
 	tr, svc, c, doc := tracedService(t)
 	withModel(t, svc)
-	book := func(i int) { bookNight(t, svc, c, doc, i) }
+	book := func(i int) { bookNight(t, svc, c, doc, i, "") }
 	book(0)
 	kept, _ := svc.BookAheadStats()
 	sent := tr.count(func() { book(1) })

@@ -88,6 +88,10 @@ func TestPrebookAndBook(t *testing.T) {
 		env.Book(p.LiveKey, "idem-2", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote")
 		// partner_reference is unique per partner.
 		env.Book(p.LiveKey, "idem-3", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
+		// A taken reference is answered before what the inventory says: four more rooms
+		// do not fit (two of five sold), which a free reference is told.
+		env.Book(p.LiveKey, "idem-3b", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
+		env.Book(p.LiveKey, "idem-3c", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-9")).Expect(t, 422, "invalid_quote")
 		// Another partner may reuse it, and cannot see the first partner's booking.
 		other := env.NewPartner("globex", booking.PartnerParams{})
 		env.Book(other.LiveKey, "idem-1", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 201, "")

@@ -95,10 +95,27 @@ func bookingConflict(err error) error {
 	return err
 }
 
+// bookingWhere reads the one booking where names, ErrNotFound if none. In a transaction
+// that holds statements back (its BEGIN, a booking's savepoint in a group) the read
+// travels with them, one round trip (queryEach), as book's check of a partner_reference
+// does before its claim.
 func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {
-	b, err := scanBooking(q.db.QueryRowContext(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, args...))
-	return b, q.interpret(err)
+	var b *tradewind.Booking
+	err := q.queryEach(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, args, func(scan func(dest ...any) error) error {
+		var err error
+		b, err = scanBooking(scanner(scan))
+		return err
+	})
+	if err == nil && b == nil {
+		err = store.ErrNotFound
+	}
+	return b, err
 }
+
+// scanner is a row's scan function as the Scan method scanBooking reads.
+type scanner func(dest ...any) error
+
+func (s scanner) Scan(dest ...any) error { return s(dest...) }
 
 func (q *queries) BookingGetByReference(ctx context.Context, partnerID int64, reference string) (*tradewind.Booking, error) {
 	if partnerID == 0 {
