@@ -1295,3 +1295,47 @@ func TestGroupStaleAheadRunsAlone(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupCommitPartnerReference: a partner_reference is checked by the booking's
+// insert, not looked up before it. In one group, of two bookings naming the same new
+// reference exactly one is made and the other is 409 duplicate_partner_reference, while
+// the bookings beside them commit; a reference taken before, on a night sold out, is
+// still 409 first.
+func TestGroupCommitPartnerReference(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		ctx := context.Background()
+		svc, c := groupedService(t, o)
+		withRef := func(r *booking.BookRequest, ref string) *booking.BookRequest { r.PartnerReference = ref; return r }
+		reqs := []*booking.BookRequest{withRef(doubleNight(3), "PO-7"), withRef(doubleNight(4), "PO-7"), withRef(doubleNight(5), "PO-8"), doubleNight(6)}
+		callers := []*booking.Caller{c, c, c, c}
+		errs := runAsOneGroup(t, svc, callers, reqs)
+		dup := 0
+		for i, err := range errs {
+			var te *tradewind.Error
+			switch {
+			case err == nil:
+			case i < 2 && errors.As(err, &te) && te.Code == tradewind.ECodeDuplicatePartnerRef:
+				dup++
+			default:
+				t.Errorf("booking %d: %v", i, err)
+			}
+		}
+		if dup != 1 || errs[2] != nil || errs[3] != nil {
+			t.Fatalf("errors %v; want one of the first two 409 duplicate_partner_reference, the others made", errs)
+		}
+		list, total, err := svc.Store.BookingList(ctx, store.BookingFilter{PartnerID: c.Partner.ID, PartnerReference: "PO-7"})
+		if err != nil || total != 1 || len(list) != 1 {
+			t.Fatalf("bookings of PO-7: %d, %v", total, err)
+		}
+		// Night 7 sold out (allotment 5), then asked again with PO-8, taken: 409, not 422.
+		full := doubleNight(7)
+		full.Rooms, full.Adults = 5, 5
+		if _, _, err := svc.Book(ctx, c, "fill", full); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = svc.Book(ctx, c, "again", withRef(doubleNight(7), "PO-8"))
+		if te := (*tradewind.Error)(nil); !errors.As(err, &te) || te.Code != tradewind.ECodeDuplicatePartnerRef {
+			t.Fatalf("a taken reference on a sold-out night: %v; want 409 duplicate_partner_reference", err)
+		}
+	})
+}
