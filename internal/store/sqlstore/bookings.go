@@ -97,8 +97,8 @@ func bookingConflict(err error) error {
 
 // bookingWhere reads the one booking where names, ErrNotFound if none. In a transaction
 // that holds statements back (its BEGIN, a booking's savepoint in a group) the read
-// travels with them, one round trip (queryEach), as book's check of a partner_reference
-// does before its claim.
+// travels with them, one round trip (queryEach): book's check of a partner_reference
+// after a refusal (booking.partnerRefFirst), say.
 func (q *queries) bookingWhere(ctx context.Context, where string, args ...any) (*tradewind.Booking, error) {
 	var b *tradewind.Booking
 	err := q.queryEach(ctx, `SELECT `+bookingColumns+` FROM bookings WHERE `+where, args, func(scan func(dest ...any) error) error {
