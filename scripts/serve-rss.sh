@@ -3,11 +3,17 @@
 # under /usr/bin/time, then a serve, VmHWM when ready and after a search of every city of
 # every product and a prebook of every hotel (docs/performance.md: the RSS goal of the
 # current figures, and of earlier ones).
-# Not part of the tests. Needs python3 and curl.
+# Not part of the tests. Needs python3 and curl (and psql for PostgreSQL).
 # Usage: go build -o /tmp/tw ./cmd/tradewind && scripts/serve-rss.sh /tmp/tw
+# PostgreSQL: RSS_PG=postgres://postgres@127.0.0.1:5432 scripts/serve-rss.sh /tmp/tw
+# (drops and re-creates its database tradewind_rss on that server).
 set -u
 TW=$1; D=${RSS_DIR:-/tmp/rss}; DB=sqlite:$D/tw.db
 mkdir -p $D && cd $D && rm -f tw.db tw.db-* tw.requestlog.db*
+if [ -n "${RSS_PG:-}" ]; then
+  psql -q "$RSS_PG/postgres" -c 'DROP DATABASE IF EXISTS tradewind_rss' -c 'CREATE DATABASE tradewind_rss' || exit 1
+  DB=$RSS_PG/tradewind_rss
+fi
 [ -f cat.json ] || $TW catalog generate --hotels 20000 --activities 5000 --rentals 5000 --packages 1000 --cities 20 --days 365 --seed 7 > cat.json
 /usr/bin/time -f "import: %e s, peak RSS %M KB" $TW --db $DB catalog import cat.json 2>&1 | tail -1
 $TW --db $DB partner create --name bench --credit-limit 100000000.00 --rate-limit 1000000 > /dev/null
