@@ -1,7 +1,8 @@
 #!/bin/bash
-# Peak RSS of a CLI import and of a loaded serve on issue 12's catalog (SQLite): the import
-# under /usr/bin/time, then a serve, VmHWM when ready and after a search of every city of
-# every product and a prebook of every hotel (docs/performance.md: the RSS goal of the
+# Peak RSS of a CLI import and of a loaded serve on issue 12's catalog (SQLite, or
+# PostgreSQL with RSS_PG, below): the import under /usr/bin/time, then a serve, VmHWM
+# when ready and after a search of every city of every product and a prebook of every
+# hotel (docs/performance.md: the RSS goal of the
 # current figures, and of earlier ones).
 # Not part of the tests. Needs python3 and curl (and psql for PostgreSQL).
 # Usage: go build -o /tmp/tw ./cmd/tradewind && scripts/serve-rss.sh /tmp/tw
