@@ -170,13 +170,12 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 // request of the same key committed first.
 func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req *BookRequest, coming *arrival, alone bool) (*tradewind.Booking, error) {
 	var err error
-	var p problems
-	validateGuest(&p, req.Guest)
-	p.maxLen("partner_reference", req.PartnerReference, 64)
-	if len(p) > 0 {
-		return nil, p.err()
+	// Validate before the transaction so bad input never takes a lock. A live booking is
+	// priced before it too, and only checked under it (quoteahead.go); a test booking,
+	// which claims nothing, and one whose quote ahead failed, are priced under it.
+	if err := s.CheckBook(c, req); err != nil {
+		return nil, err
 	}
-
 	q := &req.QuoteRequest
 	var locked *tradewind.Prebook
 	if req.PrebookToken != "" {
@@ -186,12 +185,9 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 		if len(req.Travellers) > 0 {
 			q.Travellers = req.Travellers // travellers may be named on book only
 		}
-	}
-	// Validate before the transaction so bad input never takes a lock. A live booking is
-	// priced before it too, and only checked under it (quoteahead.go); a test booking,
-	// which claims nothing, and one whose quote ahead failed, are priced under it.
-	if _, err := s.validQuote(c, q); err != nil {
-		return nil, err
+		if _, err := s.validQuote(c, q); err != nil { // the token's quote, with the travellers named now
+			return nil, err
+		}
 	}
 	var ahead *quotedAhead
 	if !c.Test() {
@@ -436,18 +432,39 @@ func duplicatePartnerRef(ref string) error {
 	return tradewind.Errorf(tradewind.ECodeDuplicatePartnerRef, "partner_reference %q is already used by another booking.", ref)
 }
 
-// prebookFor loads the caller's unexpired, unused prebook token and its quote.
-func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
-	// The token carries the quote: only travellers may be named next to it.
+// CheckBook lists every problem of a booking request's own fields as 400 bad_request,
+// without reading the store: the guest, the partner reference, and the quote, or,
+// beside a prebook token, the quote fields that must not be sent. A quote's unknown or
+// disabled product is its own error, answered when the rest has none. book checks the
+// same first.
+func (s *Service) CheckBook(c *Caller, req *BookRequest) error {
 	var p problems
-	for _, name := range sentFields(&req.QuoteRequest) {
-		if name != "travellers" {
-			p.add("%s: send either a prebook_token or the quote fields, not both", name)
+	validateGuest(&p, req.Guest)
+	p.maxLen("partner_reference", req.PartnerReference, 64)
+	if req.PrebookToken != "" {
+		// The token carries the quote: only travellers may be named next to it.
+		for _, name := range sentFields(&req.QuoteRequest) {
+			if name != "travellers" {
+				p.add("%s: send either a prebook_token or the quote fields, not both", name)
+			}
+		}
+		return p.err()
+	}
+	if _, err := s.validQuote(c, &req.QuoteRequest); err != nil {
+		var te *tradewind.Error
+		if len(p) == 0 || !errors.As(err, &te) {
+			return err
+		}
+		if te.Code == tradewind.ECodeBadRequest {
+			p = append(p, te.Details...)
 		}
 	}
-	if len(p) > 0 {
-		return nil, nil, p.err()
-	}
+	return p.err()
+}
+
+// prebookFor loads the caller's unexpired, unused prebook token and its quote (CheckBook
+// checked that no quote field was sent beside it).
+func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
 	pb, err := s.Store.PrebookGet(ctx, req.PrebookToken)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (pb.PartnerID != c.Partner.ID || pb.Mode != c.Key.Mode)) {
 		return nil, nil, invalidQuote("The prebook token is not known for this key.")

@@ -175,6 +175,14 @@ func invalidQuote(format string, args ...any) error {
 	return tradewind.Errorf(tradewind.ECodeInvalidQuote, format, args...)
 }
 
+// CheckQuote lists every problem of a quote's own fields (a prebook's body) as 400
+// bad_request, without reading the store; an unknown or disabled product is its own
+// error. Prebook checks the same first.
+func (s *Service) CheckQuote(c *Caller, q *QuoteRequest) error {
+	_, err := s.validQuote(c, q)
+	return err
+}
+
 // validQuote checks the quote's fields for its product, without reading the store.
 func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 	p, err := productFor(c, q)

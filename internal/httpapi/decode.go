@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"mime"
@@ -44,17 +45,67 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 		return tradewind.Invalid([]string{"body: a JSON object is required"})
 	}
 	var problems []string
-	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems, json.Valid(body))
+	valid := json.Valid(body)
+	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems, valid)
 	// No text anywhere may hold U+0000: no database stores it, and it is never meant. In
 	// valid JSON a string holds it only as the escape \u0000 (a raw control byte is a
 	// syntax error), so a body without that text is not decoded a second time.
-	if len(problems) == 0 && bytes.Contains(body, []byte(`\u0000`)) {
+	if valid && !wholeBodyFailed(problems) && bytes.Contains(body, []byte(`\u0000`)) {
 		var v any
 		if json.Unmarshal(body, &v) == nil {
 			findNUL(v, "", &problems)
 		}
 	}
 	return tradewind.Invalid(problems)
+}
+
+// decodeChecked is decodeBody followed, when some fields of the JSON object failed to
+// decode, by check: the endpoint's rule checks, run on the fields that did decode. The
+// answer then lists every problem of the body at once (decisions.md: "Validation errors
+// list every problem"), not the decoding's first and the rules' on the next try. A rule
+// problem about a field that failed to decode is left out: "adults: must be an integer"
+// is the problem, not the "adults" rule's view of the zero left in its place. check
+// must change nothing (a search, a read, a validation): the body is not run, only
+// checked, since it is answered 400 whatever check says.
+func decodeChecked(r *http.Request, body []byte, dst any, check func() error) error {
+	err := decodeBody(r, body, dst, false)
+	var decoded *tradewind.Error
+	if err == nil || !errors.As(err, &decoded) || wholeBodyFailed(decoded.Details) {
+		return err
+	}
+	var rules *tradewind.Error
+	if !errors.As(check(), &rules) || rules.Code != tradewind.ECodeBadRequest {
+		return err
+	}
+	all := slices.Clip(decoded.Details)
+	for _, d := range rules.Details {
+		if !slices.Contains(all, d) && !aboutFieldOf(d, decoded.Details) {
+			all = append(all, d)
+		}
+	}
+	return tradewind.Invalid(all)
+}
+
+// wholeBodyFailed reports whether decoding failed for the body as a whole (not JSON,
+// not an object): then no field decoded, and no rule has anything to check.
+func wholeBodyFailed(problems []string) bool {
+	return slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, "body:") })
+}
+
+// aboutFieldOf reports whether problem names a field (or a part of one) that one of the
+// decoding's problems names: "hotel_id is required" and "guest.name: …" are about
+// "hotel_id: must be an integer" and "guest: must be an object".
+func aboutFieldOf(problem string, decoding []string) bool {
+	for _, d := range decoding {
+		field, _, ok := strings.Cut(d, ": ")
+		if !ok {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(problem, field); ok && (rest == "" || strings.ContainsAny(rest[:1], ": .[")) {
+			return true
+		}
+	}
+	return false
 }
 
 // findNUL lists the fields whose strings contain U+0000.

@@ -88,7 +88,7 @@ func (s *Server) credit(r *http.Request, c *booking.Caller, _ []byte) (*response
 
 func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 	var q booking.QuoteRequest
-	if err := decodeBody(r, body, &q, false); err != nil {
+	if err := decodeChecked(r, body, &q, func() error { return s.cfg.Service.CheckQuote(c, &q) }); err != nil {
 		return nil, err
 	}
 	res, err := s.cfg.Service.Prebook(r.Context(), c, &q)
@@ -126,7 +126,7 @@ const HeaderIdempotentReplayed = "Idempotent-Replayed"
 func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 	key := r.Header.Get(HeaderIdempotencyKey)
 	var req booking.BookRequest
-	if err := decodeBody(r, body, &req, false); err != nil {
+	if err := decodeChecked(r, body, &req, func() error { return s.cfg.Service.CheckBook(c, &req) }); err != nil {
 		return nil, err
 	}
 	b, replay, err := s.cfg.Service.Book(r.Context(), c, key, &req)

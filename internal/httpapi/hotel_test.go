@@ -223,6 +223,72 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// TestEveryProblemAtOnce: a body whose fields fail to decode (a wrong type, an unknown
+// field) is answered with the rules' problems of the other fields too, in one list, and
+// none about a field the decoding already named; a booking so checked is not made.
+func TestEveryProblemAtOnce(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		expect := func(t *testing.T, r *apitest.Response, want []string, notAbout ...string) {
+			t.Helper()
+			for _, w := range want {
+				if !contains(r.Errors, w) {
+					t.Errorf("errors %q lack %q", r.Errors, w)
+				}
+			}
+			for _, field := range notAbout {
+				n := 0
+				for _, e := range r.Errors {
+					if strings.HasPrefix(e, field+":") || strings.HasPrefix(e, field+" ") {
+						n++
+					}
+				}
+				if n != 1 {
+					t.Errorf("errors %q: want one problem about %s, got %d", r.Errors, field, n)
+				}
+			}
+		}
+		t.Run("search", func(t *testing.T) {
+			r := env.Post(p.TestKey, "/hotels/search", map[string]any{"check_in": "2027-02-30", "check_out": apitest.Day(2), "adults": "two", "colour": "red"}).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"adults: must be an integer", "colour: unknown field", "destination", `check_in: "2027-02-30" is not a date`}, "adults")
+		})
+		t.Run("availability", func(t *testing.T) {
+			r := env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": "x", "check_in": apitest.Day(3), "check_out": apitest.Day(3)}).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"hotel_id: must be an integer", "check_out must be after check_in"}, "hotel_id")
+		})
+		t.Run("prebook", func(t *testing.T) {
+			q := hotelQuote(-1, 2, 1, 1)
+			q["room_id"], q["colour"] = "x", "red"
+			r := env.Post(p.TestKey, "/bookings/prebook", q).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"room_id: must be an integer", "colour: unknown field", "check_in: " + apitest.Day(-1) + " is in the past"}, "room_id")
+		})
+		t.Run("book", func(t *testing.T) {
+			q := hotelQuote(-1, 2, 1, 1)
+			q["colour"], q["guest"] = "red", map[string]any{"name": ""}
+			r := env.Book(p.LiveKey, "every-1", q).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"colour: unknown field", "guest.name", "check_in: " + apitest.Day(-1) + " is in the past"})
+			// A quote field beside a token, an unknown field and a guest of the wrong type.
+			r = env.Book(p.LiveKey, "every-2", map[string]any{"prebook_token": "pbk_x", "hotel_id": apitest.HotelLisbon, "guest": "Ana", "colour": 1}).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"guest: must be an object", "colour: unknown field", "hotel_id: send either a prebook_token or the quote fields"}, "guest")
+			// A good booking but for one unknown field: the check runs nothing, so no
+			// booking is made.
+			r = env.Book(p.LiveKey, "every-3", withGuest(hotelQuote(1, 2, 1, 1), "colour", "red")).Expect(t, 400, "bad_request")
+			if len(r.Errors) != 1 {
+				t.Errorf("errors = %q", r.Errors)
+			}
+			if list := env.Get(p.LiveKey, "/bookings").Expect(t, 200, ""); len(list.Maps(t)) != 0 {
+				t.Errorf("a body that failed to decode made a booking: %s", list.Raw)
+			}
+		})
+		t.Run("whole body", func(t *testing.T) {
+			r := env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
+			if len(r.Errors) != 1 || !strings.HasPrefix(r.Errors[0], "body: malformed JSON") {
+				t.Errorf("errors = %q", r.Errors)
+			}
+		})
+	})
+}
+
 // searchData decodes a hotel search without floating point.
 type searchData struct {
 	Nights      int    `json:"nights"`

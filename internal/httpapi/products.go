@@ -15,7 +15,8 @@ import (
 func serveSearch[Req, Res any](search func(context.Context, *booking.Caller, *Req) (Res, booking.PageMeta, error)) handlerFunc {
 	return func(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 		var req Req
-		if err := decodeBody(r, body, &req, false); err != nil {
+		// A search reads only: run on what decoded, it tells the rules' problems too.
+		if err := decodeChecked(r, body, &req, func() error { _, _, err := search(r.Context(), c, &req); return err }); err != nil {
 			return nil, err
 		}
 		res, meta, err := search(r.Context(), c, &req)
@@ -30,7 +31,8 @@ func serveSearch[Req, Res any](search func(context.Context, *booking.Caller, *Re
 func serveAvailability[Req, Res any](check func(context.Context, *booking.Caller, *Req) (Res, error)) handlerFunc {
 	return func(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
 		var req Req
-		if err := decodeBody(r, body, &req, false); err != nil {
+		// An availability reads only: run on what decoded, it tells the rules' problems too.
+		if err := decodeChecked(r, body, &req, func() error { _, err := check(r.Context(), c, &req); return err }); err != nil {
 			return nil, err
 		}
 		res, err := check(r.Context(), c, &req)
