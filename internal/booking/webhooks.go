@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,11 +125,23 @@ func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 		p.add("url: must name a host")
 	case u.User != nil:
 		p.add("url: must not contain credentials")
+	case !validPort(u.Port()):
+		p.add("url: port %s is not between 1 and 65535", u.Port())
 	case !allowPrivate:
 		if why := webhook.CheckHost(u.Hostname()); why != "" {
 			p.add("url: %s; webhooks are delivered to public hosts only", why)
 		}
 	}
+}
+
+// validPort reports whether port, from a parsed URL (digits only, or empty for the
+// scheme's own), is one a delivery could connect to.
+func validPort(port string) bool {
+	if port == "" {
+		return true
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // validateEventTypes requires at least one known event type and returns them without

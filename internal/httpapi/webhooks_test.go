@@ -77,6 +77,9 @@ func TestWebhookSubscriptions(t *testing.T) {
 		expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("")), "url is required", "event_types: at least one")
 		expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("hooks.acme.example/tw", "booking.cancelled")), "url: must be an absolute https URL")
 		expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("https://user:pw@hooks.acme.example/", "booking.cancelled")), "url: must not contain credentials")
+		for _, port := range []string{"0", "65536", "99999"} {
+			expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("https://hooks.acme.example:"+port+"/", "booking.cancelled")), "url: port "+port+" is not between 1 and 65535")
+		}
 		env.Post(acme.TestKey, "/webhooks", map[string]any{"url": "https://hooks.acme.example/", "event_types": []string{"booking.cancelled"}, "active": false}).
 			Expect(t, http.StatusBadRequest, "bad_request")
 		env.Post(acme.TestKey, "/webhooks", map[string]any{"url": 7, "event_types": "booking.cancelled"}).
@@ -92,6 +95,7 @@ func TestWebhookSubscriptions(t *testing.T) {
 		expectProblems(t, env.Post(acme.TestKey, "/webhooks", webhookBody("ftp://hooks.acme.example/11", "nope")),
 			"url: must use https", `event_types[0]: "nope"`, "at most 10 active subscriptions")
 		env.Post(globex.TestKey, "/webhooks", webhookBody("https://hooks.globex.example/", "booking.cancelled")).Expect(t, http.StatusCreated, "")
+		env.Post(globex.TestKey, "/webhooks", webhookBody("https://hooks.globex.example:8443/", "booking.cancelled")).Expect(t, http.StatusCreated, "")
 
 		// Deletion: only the partner's own, once.
 		deleteWebhook(env, globex.LiveKey, created.ID).Expect(t, http.StatusNotFound, "not_found")
