@@ -203,7 +203,12 @@ func TestBadInput(t *testing.T) {
 		env.Get(p.TestKey, "/hotels/abc").Expect(t, 400, "bad_request")
 		env.Get(p.TestKey, "/hotels/999999").Expect(t, 404, "not_found")
 		env.Get(p.TestKey, "/nowhere").Expect(t, 404, "not_found")
-		env.Do(apitest.Request{Method: http.MethodDelete, Path: "/hotels/search", Key: p.TestKey}).Expect(t, 405, "method_not_allowed")
+		// A 405 names the methods the path has (RFC 9110).
+		for path, want := range map[string]string{"/hotels/search": "POST", "/bookings": "GET, HEAD, POST", "/webhooks/5": "DELETE"} {
+			if got := env.Do(apitest.Request{Method: http.MethodPatch, Path: path, Key: p.TestKey}).Expect(t, 405, "method_not_allowed").Header.Get("Allow"); got != want {
+				t.Errorf("PATCH %s: Allow %q, want %q", path, got, want)
+			}
+		}
 		env.Do(apitest.Request{Method: http.MethodPost, Path: "/hotels/search", Key: p.TestKey, Body: "{}", Header: map[string]string{"Content-Type": "text/plain"}}).Expect(t, 400, "bad_request")
 		// NUL characters are refused wherever text goes (PostgreSQL cannot store them).
 		r = env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lis\u0000bon", "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 400, "bad_request")

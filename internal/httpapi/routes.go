@@ -62,24 +62,31 @@ func (s *Server) endpoints() []endpoint {
 // for a known path with another method and an enveloped 404 otherwise.
 func (s *Server) routes(mux *http.ServeMux) {
 	known := http.NewServeMux() // every endpoint path, any method
-	registered := map[string]bool{}
+	allow := map[string][]string{} // by the path's pattern in known: its methods, for Allow
+	knownAs := func(method, path string) {
+		if allow[path] == nil {
+			known.Handle(path, http.NotFoundHandler())
+		}
+		allow[path] = append(allow[path], method)
+		if method == http.MethodGet { // ServeMux answers HEAD with a GET's route
+			allow[path] = append(allow[path], http.MethodHead)
+		}
+	}
 	for _, e := range s.endpoints() {
 		mux.Handle(e.method+" "+Prefix+e.path, s.authenticated(e))
-		if !registered[e.path] {
-			registered[e.path] = true
-			known.Handle(Prefix+e.path, http.NotFoundHandler())
-		}
+		knownAs(e.method, Prefix+e.path)
 	}
 	openapi.Register(mux)
 	for _, r := range openapi.Routes() {
-		_, path, _ := strings.Cut(r, " ")
-		known.Handle(Prefix+path, http.NotFoundHandler())
+		method, path, _ := strings.Cut(r, " ")
+		knownAs(method, Prefix+path)
 	}
-	known.Handle("/healthz", http.NotFoundHandler())
-	known.Handle("/readyz", http.NotFoundHandler())
+	knownAs(http.MethodGet, "/healthz")
+	knownAs(http.MethodGet, "/readyz")
 	fallback := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.resolveForLog(r)
 		if _, pattern := known.Handler(r); pattern != "" {
+			w.Header().Set("Allow", strings.Join(allow[pattern], ", ")) // RFC 9110, 15.5.6
 			writeError(w, r, s.logger, tradewind.Errorf(tradewind.ECodeMethodNotAllowed, "Method %s is not allowed on %s.", r.Method, r.URL.Path))
 			return
 		}
