@@ -61,7 +61,7 @@ func (s *Server) endpoints() []endpoint {
 // (unauthenticated), and one fallback for every other path that answers an enveloped 405
 // for a known path with another method and an enveloped 404 otherwise.
 func (s *Server) routes(mux *http.ServeMux) {
-	known := http.NewServeMux() // every endpoint path, any method
+	known := http.NewServeMux()    // every endpoint path, any method
 	allow := map[string][]string{} // by the path's pattern in known: its methods, for Allow
 	knownAs := func(method, path string) {
 		if allow[path] == nil {
