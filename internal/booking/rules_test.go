@@ -104,7 +104,7 @@ func TestHotelStayRules(t *testing.T) {
 		{"ages for other children", func(r *stayRequest) { r.children, r.childAges = 1, []int{3, 4} },
 			[]string{"child_ages: 2 ages given for 1 children"}},
 		{"adult age", func(r *stayRequest) { r.children, r.childAges = 1, []int{18} }, []string{"child_ages[0]: 18 is outside 0–17"}},
-		{"nationality", func(r *stayRequest) { r.nationality = "pt" }, []string{`nationality_code: "pt" is not a 2-letter ISO country code`}},
+		{"nationality", func(r *stayRequest) { r.nationality = "pt" }, []string{`nationality_code: "pt" is not a 2-letter ISO country code in upper case (such as "PT")`}},
 		{"every problem", func(r *stayRequest) { r.checkOut, r.adults, r.nationality = "2026-03-10", 31, "PRT" },
 			[]string{"check_out must be after check_in", "adults: 31", "nationality_code"}},
 	} {

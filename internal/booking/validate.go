@@ -119,13 +119,18 @@ func (p *problems) nationality(code string) { p.country("nationality_code", code
 // country checks an optional ISO 3166-1 alpha-2 country code.
 func (p *problems) country(field, code string) {
 	if code != "" && !catalog.ValidCountry(code) {
-		p.add("%s: %q is not a 2-letter ISO country code", field, code)
+		p.add("%s: %q is not a 2-letter ISO country code in upper case (such as %q)", field, code, "PT")
 	}
 }
 
+// positiveID checks a required id: 0 is "not sent" (api-decisions.md), below it is a
+// value sent that no item has.
 func (p *problems) positiveID(field string, id int64) {
-	if id <= 0 {
+	switch {
+	case id == 0:
 		p.add("%s is required", field)
+	case id < 0:
+		p.add("%s: must be a positive integer", field)
 	}
 }
 

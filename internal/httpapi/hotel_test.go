@@ -196,6 +196,10 @@ func TestBadInput(t *testing.T) {
 		if len(r.Errors) < 3 {
 			t.Errorf("want every problem listed, got %q", r.Errors)
 		}
+		r = env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": -1, "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 400, "bad_request")
+		if len(r.Errors) != 1 || r.Errors[0] != "hotel_id: must be a positive integer" {
+			t.Errorf("a negative id sent: errors = %q", r.Errors)
+		}
 		env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
 		env.Post(p.TestKey, "/hotels/search", "[1,2]").Expect(t, 400, "bad_request")
 		env.Post(p.TestKey, "/hotels/search", "").Expect(t, 400, "bad_request")

@@ -332,7 +332,7 @@ func TestPackageQuoteErrors(t *testing.T) {
 			{"type": "pet", "first_name": "Rex", "last_name": strings.Repeat("x", 101), "birth_date": "2030-01-01"},
 		}
 		r = env.Book(p.LiveKey, "v1", bad).Expect(t, 400, "bad_request")
-		wantErrors(t, r, "travellers[0].first_name is required", `travellers[0].nationality: "pt" is not a 2-letter ISO country code`,
+		wantErrors(t, r, "travellers[0].first_name is required", `travellers[0].nationality: "pt" is not a 2-letter ISO country code in upper case (such as "PT")`,
 			"travellers[1].birth_date is required for a child", "travellers[2].birth_date: an infant is under 2 on the travel date",
 			`travellers[3].type: "pet" must be adult, child or infant`, "travellers[3].last_name: at most 100 characters",
 			"travellers[3].birth_date: 2030-01-01 is in the future")
