@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,6 +113,31 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 		f.Search = v
 	}
 	return f, p.err()
+}
+
+// ParsePage reads a list's page and per_page query parameters, each given once as an
+// integer, and checks their range (ValidatePage).
+func ParsePage(q url.Values) (Page, error) {
+	var p problems
+	page, perPage := p.queryInt(q, "page"), p.queryInt(q, "per_page")
+	if err := p.err(); err != nil {
+		return Page{}, err
+	}
+	return ValidatePage(page, perPage)
+}
+
+// queryInt returns the integer of a query parameter given once (nil when absent).
+func (p *problems) queryInt(q url.Values, name string) *int {
+	v := p.queryParam(q, name)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		p.add("%s: must be an integer", name)
+		return nil
+	}
+	return &n
 }
 
 // queryParam returns the one value of a query parameter ("" when absent); a parameter

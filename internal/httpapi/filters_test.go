@@ -95,6 +95,10 @@ func TestBookingFilters(t *testing.T) {
 		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference", "q")
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-05&created_to=2027-01-04&service_from=2027-01-09&service_to=2027-01-08&mode=test&mode=live").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "created_to: must be after created_from", "service_to: must not be before service_from", "mode: given 2 times")
+		// Paging given twice is refused as a filter is, not read from its first value.
+		bad = env.Get(p.LiveKey, "/bookings?page=1&page=2&per_page=5&per_page=50&status=confirmed&status=cancelled").Expect(t, 400, "bad_request")
+		wantErrors(t, bad, "page: given 2 times", "per_page: given 2 times", "status: given 2 times")
+		env.Get(p.LiveKey, "/webhooks?per_page=5&per_page=50").Expect(t, 400, "bad_request")
 	})
 }
 

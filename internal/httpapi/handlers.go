@@ -22,20 +22,6 @@ func pathID(r *http.Request, name string) (int64, error) {
 	return id, nil
 }
 
-// queryInt parses an optional integer query parameter.
-func queryInt(r *http.Request, name string, problems *[]string) *int {
-	v := r.URL.Query().Get(name)
-	if v == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		*problems = append(*problems, name+": must be an integer")
-		return nil
-	}
-	return &n
-}
-
 // PingData is the data of GET /meta/ping.
 type PingData struct {
 	Partner     string                `json:"partner"`
@@ -145,14 +131,7 @@ func (s *Server) book(r *http.Request, c *booking.Caller, body []byte) (*respons
 }
 
 // queryPage reads the page and per_page query parameters of a list.
-func queryPage(r *http.Request) (booking.Page, error) {
-	var problems []string
-	page, perPage := queryInt(r, "page", &problems), queryInt(r, "per_page", &problems)
-	if err := tradewind.Invalid(problems); err != nil {
-		return booking.Page{}, err
-	}
-	return booking.ValidatePage(page, perPage)
-}
+func queryPage(r *http.Request) (booking.Page, error) { return booking.ParsePage(r.URL.Query()) }
 
 // joinInvalid merges bad_request errors into one listing every problem; any other error
 // is returned as it is.
