@@ -44,6 +44,11 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 		}
 		return tradewind.Invalid([]string{"body: a JSON object is required"})
 	}
+	// JSON is UTF-8 (RFC 8259, 8.1); encoding/json would store a broken byte as U+FFFD
+	// and echo it back, so the sender would never learn that its text was mangled.
+	if !utf8.Valid(body) {
+		return tradewind.Invalid([]string{"body: must be UTF-8 text; it holds bytes that are not"})
+	}
 	var problems []string
 	valid := json.Valid(body)
 	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems, valid)

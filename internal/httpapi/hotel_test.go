@@ -289,6 +289,13 @@ func TestEveryProblemAtOnce(t *testing.T) {
 				t.Errorf("a body that failed to decode made a booking: %s", list.Raw)
 			}
 		})
+		t.Run("not UTF-8", func(t *testing.T) {
+			r := env.Post(p.TestKey, "/hotels/search", "{\"destination\":\"\xff\xfe\",\"check_in\":\""+apitest.Day(1)+"\",\"check_out\":\""+apitest.Day(2)+"\"}").Expect(t, 400, "bad_request")
+			if len(r.Errors) != 1 || !strings.HasPrefix(r.Errors[0], "body: must be UTF-8") {
+				t.Errorf("errors = %q", r.Errors)
+			}
+			env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisboa ção 東京", "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 200, "")
+		})
 		t.Run("whole body", func(t *testing.T) {
 			r := env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
 			if len(r.Errors) != 1 || !strings.HasPrefix(r.Errors[0], "body: malformed JSON") {
