@@ -109,6 +109,9 @@ func Signature(svc *booking.Service) Guard {
 		case errors.Is(err, security.ErrSignatureExpired):
 			return tradewind.Errorf(tradewind.ECodeSignatureExpired,
 				"%s must be within %v of the server time; check the client's clock.", security.HeaderTimestamp, security.DefaultMaxSkew)
+		case errors.Is(err, security.ErrTimestampMalformed):
+			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
+				"%s must be the signing time in unix seconds, digits only (such as %d).", security.HeaderTimestamp, svc.Clock.Now().Unix())
 		case errors.Is(err, security.ErrSignatureInvalid):
 			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
 				"%s is not the hex HMAC-SHA256 of \"<timestamp>.<METHOD>.<path, or path and query, as sent>.<raw body>\".", security.HeaderSignature)

@@ -145,6 +145,12 @@ func TestSignature(t *testing.T) {
 				}
 			}
 		}
+		// A timestamp that is not unix seconds is named as the problem, not the HMAC.
+		bad := env.Do(apitest.Request{Method: "GET", Path: "/meta/ping", Key: p.LiveKey,
+			Header: map[string]string{"X-Partner-Timestamp": "abc", "X-Partner-Signature": valid["X-Partner-Signature"]}}).Expect(t, 401, "signature_invalid")
+		if bad.Message == nil || !strings.HasPrefix(*bad.Message, "X-Partner-Timestamp must be the signing time in unix seconds") {
+			t.Errorf("malformed timestamp: %s", bad.Raw)
+		}
 		// A partner that does not sign needs no headers.
 		env.Get(plain.LiveKey, "/meta/ping").Expect(t, 200, "")
 		// A bad key is refused before the signature is looked at.

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,10 @@ var ErrSignatureExpired = errors.New("request signature expired")
 // ErrSignatureInvalid means the timestamp is not an integer or the signature matches
 // none of the partner's secrets (API code signature_invalid).
 var ErrSignatureInvalid = errors.New("request signature invalid")
+
+// ErrTimestampMalformed is the ErrSignatureInvalid of a timestamp that is not unix
+// seconds in plain digits: the signature was never checked, and the answer says so.
+var ErrTimestampMalformed = fmt.Errorf("%w: the timestamp is not unix seconds", ErrSignatureInvalid)
 
 // SignRequest returns the hex HMAC-SHA256, keyed with secret, of
 // "<ts>.<METHOD>.<path>.<body>", where METHOD is upper-cased and path is the request
@@ -85,11 +90,11 @@ func VerifyRequestTargets(secrets []string, tsHeader, sigHeader string, method s
 		maxSkew = DefaultMaxSkew
 	}
 	if !allDigits(tsHeader) {
-		return ErrSignatureInvalid
+		return ErrTimestampMalformed
 	}
 	ts, err := strconv.ParseInt(tsHeader, 10, 64)
 	if err != nil {
-		return ErrSignatureInvalid
+		return ErrTimestampMalformed
 	}
 	signedAt := time.Unix(ts, 0)
 	if now.Sub(signedAt) > maxSkew || signedAt.Sub(now) > maxSkew {
