@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -13,13 +15,18 @@ import (
 	"github.com/tradewind/tradewind/internal/money"
 )
 
-// pathID parses an integer id from the path.
+// pathID parses an integer id from the path: digits only, as ids are written (a sign,
+// "+1001", is refused as "1001.0" is), from 1 to the largest int64.
 func pathID(r *http.Request, name string) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, tradewind.Invalid([]string{name + ": must be a positive integer"})
+	v := r.PathValue(name)
+	id, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err == nil && id > 0 && v[0] != '+':
+		return id, nil
+	case errors.Is(err, strconv.ErrRange) && v[0] >= '0' && v[0] <= '9':
+		return 0, tradewind.Invalid([]string{fmt.Sprintf("%s: at most %d", name, int64(math.MaxInt64))})
 	}
-	return id, nil
+	return 0, tradewind.Invalid([]string{name + ": must be a positive integer"})
 }
 
 // PingData is the data of GET /meta/ping.

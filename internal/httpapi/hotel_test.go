@@ -205,6 +205,12 @@ func TestBadInput(t *testing.T) {
 		env.Post(p.TestKey, "/hotels/search", "").Expect(t, 400, "bad_request")
 		env.Post(p.TestKey, "/hotels/search", strings.Repeat(" ", 2<<20)).Expect(t, 400, "bad_request")
 		env.Get(p.TestKey, "/hotels/abc").Expect(t, 400, "bad_request")
+		for path, want := range map[string]string{"/hotels/+501": "id: must be a positive integer", "/hotels/-501": "id: must be a positive integer",
+			"/hotels/99999999999999999999": "id: at most 9223372036854775807"} {
+			if r := env.Get(p.TestKey, path).Expect(t, 400, "bad_request"); len(r.Errors) != 1 || r.Errors[0] != want {
+				t.Errorf("GET %s: errors %q, want %q", path, r.Errors, want)
+			}
+		}
 		env.Get(p.TestKey, "/hotels/999999").Expect(t, 404, "not_found")
 		env.Get(p.TestKey, "/nowhere").Expect(t, 404, "not_found")
 		// A 405 names the methods the path has (RFC 9110).
