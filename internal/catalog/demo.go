@@ -46,10 +46,10 @@ func Demo(today time.Time) *Document {
 			{
 				ID: 1001, Name: "Casa do Rio", Description: "Riverside boutique hotel a short walk from Cais do Sodré, with a rooftop pool over the Tagus.",
 				PropertyType: "boutique_hotel", StarRating: 4, City: "Lisbon", Country: "PT",
-				Address: "Rua do Alecrim 12, 1200-018 Lisbon", BoardType: "room_only",
+				Address: "Rua do Alecrim 12, 1200-018 Lisbon", BoardType: "breakfast", // as both its rooms
 				Facilities:  []string{"wifi", "pool", "bar", "air_conditioning"},
 				Amenities:   map[string]any{"wifi": "free", "parking": "paid"},
-				MealPlans:   []string{"room_only", "breakfast"},
+				MealPlans:   []string{"breakfast"},
 				GuestRating: 8.7, ReviewsCount: 1240, AverageRating: 4.4, InstantConfirmation: true,
 				Currency: "EUR", ImageURL: img("h/1001/cover.jpg"),
 				Photos:  []string{img("h/1001/1.jpg"), img("h/1001/2.jpg"), img("h/1001/3.jpg")},
