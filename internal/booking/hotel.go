@@ -91,7 +91,7 @@ func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
 	p.between("children", r.children, 0, maxChildren)
 	p.between("rooms", r.rooms, 1, maxRooms)
 	if r.rooms >= 1 && r.adults >= 1 && r.adults < r.rooms {
-		p.add("rooms: every room holds at least one adult (%d adults for %d rooms)", r.adults, r.rooms)
+		p.add("rooms: every room holds at least one adult (%s for %s)", countOf(r.adults, "adult", "adults"), countOf(r.rooms, "room", "rooms"))
 	}
 	p.childAges(r.children, r.childAges)
 	p.nationality(r.nationality)
@@ -611,8 +611,9 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
 	st.nights = nightsOf(q.CheckIn, q.CheckOut)
 	if !st.fits(room) {
-		return nil, invalidQuote("The party of %d adults and %d children does not fit %d × %s (at most %d adults and %d children each).",
-			st.adults, st.children, st.rooms, room.Name, room.MaxAdults, room.MaxChildren)
+		return nil, invalidQuote("The party of %s and %s does not fit %d × %s (at most %s and %s each).",
+			countOf(st.adults, "adult", "adults"), countOf(st.children, "child", "children"), st.rooms, room.Name,
+			countOf(room.MaxAdults, "adult", "adults"), countOf(room.MaxChildren, "child", "children"))
 	}
 	rows, err := unitStayRows(ctx, db, tradewind.UnitRoom, h.ID, room.ID, st.checkIn, st.checkOut)
 	if err != nil {

@@ -102,7 +102,7 @@ func TestHotelStayRules(t *testing.T) {
 		{"fewer adults than rooms", func(r *stayRequest) { r.rooms = 3 }, []string{"every room holds at least one adult (2 adults for 3 rooms)"}},
 		{"children without ages", func(r *stayRequest) { r.children = 1 }, []string{"child_ages is required"}},
 		{"ages for other children", func(r *stayRequest) { r.children, r.childAges = 1, []int{3, 4} },
-			[]string{"child_ages: 2 ages given for 1 children"}},
+			[]string{"child_ages: 2 ages given for 1 child"}},
 		{"adult age", func(r *stayRequest) { r.children, r.childAges = 1, []int{18} }, []string{"child_ages[0]: 18 is outside 0–17"}},
 		{"nationality", func(r *stayRequest) { r.nationality = "pt" }, []string{`nationality_code: "pt" is not a 2-letter ISO country code in upper case (such as "PT")`}},
 		{"every problem", func(r *stayRequest) { r.checkOut, r.adults, r.nationality = "2026-03-10", 31, "PRT" },

@@ -105,7 +105,7 @@ func (p *problems) childAges(children int, ages []int) {
 		return
 	}
 	if len(ages) != children && children >= 0 {
-		p.add("child_ages: %d ages given for %d children", len(ages), children)
+		p.add("child_ages: %s given for %s", countOf(len(ages), "age", "ages"), countOf(children, "child", "children"))
 	}
 	for i, a := range ages {
 		if a < 0 || a > maxChildAge {
@@ -138,6 +138,14 @@ func (p *problems) maxLen(field, v string, n int) {
 	if len([]rune(v)) > n {
 		p.add("%s: at most %d characters", field, n)
 	}
+}
+
+// countOf writes n with the noun's singular or plural: "1 child", "2 children".
+func countOf(n int, one, many string) string {
+	if n == 1 || n == -1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // nightRange returns the first and last night of a stay: check_in .. check_out−1.

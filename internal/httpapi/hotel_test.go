@@ -189,7 +189,7 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 		r = env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(3), "check_out": apitest.Day(3), "children": 2, "child_ages": []int{4}}).Expect(t, 400, "bad_request")
-		if !contains(r.Errors, "check_out must be after check_in") || !contains(r.Errors, "child_ages: 1 ages given for 2 children") {
+		if !contains(r.Errors, "check_out must be after check_in") || !contains(r.Errors, "child_ages: 1 age given for 2 children") {
 			t.Errorf("errors = %q", r.Errors)
 		}
 		r = env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(-1), "check_out": apitest.Day(40), "children": 1}).Expect(t, 400, "bad_request")
