@@ -119,7 +119,7 @@ func (p *problems) nationality(code string) { p.country("nationality_code", code
 // country checks an optional ISO 3166-1 alpha-2 country code.
 func (p *problems) country(field, code string) {
 	if code != "" && !catalog.ValidCountry(code) {
-		p.add("%s: %q is not a 2-letter ISO country code in upper case (such as %q)", field, code, "PT")
+		p.add(`%s: %q is not a 2-letter ISO country code in upper case (such as "PT")`, field, code)
 	}
 }
 
@@ -142,7 +142,7 @@ func (p *problems) maxLen(field, v string, n int) {
 
 // countOf writes n with the noun's singular or plural: "1 child", "2 children".
 func countOf(n int, one, many string) string {
-	if n == 1 || n == -1 {
+	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
