@@ -39,6 +39,12 @@ type DeliveryClaimParams struct {
 	Now   time.Time
 	Lease time.Duration
 	Limit int
+	// PerPartner bounds the deliveries of one partner leased at once, counting the
+	// leases other claims hold, so that one partner's slow or dead endpoint cannot take
+	// every dispatcher's slots; 0 is no bound. Two claims at the same moment each read
+	// the leases before either commits, so the bound holds per claim and may be passed
+	// by one claim's worth while dispatchers race.
+	PerPartner int
 }
 
 // ClaimedDelivery is a delivery leased to one dispatcher, with what it needs to send it.

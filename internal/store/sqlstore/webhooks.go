@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -94,23 +95,58 @@ func (q *queries) SubscriptionDelete(ctx context.Context, p store.SubscriptionDe
 	return err
 }
 
+// claimWindow is how many of the first due deliveries a claim of limit ranks. A
+// partner below its bound whose backlog fills the window gets its bound, and the others
+// wait for the next claim, a poll at most: by then that partner is at its bound and left
+// out of the window.
+func claimWindow(limit int) int { return max(256, 4*limit) }
+
+// deliveryClaimSQL is DeliveryClaimDue's statement: $1 now, $2 the limit, $3 the
+// lease's end, $4 its token, $5 the bound a partner, $6 the window (claimWindow).
+// leased counts each partner's deliveries leased now; candidates are
+// the first due deliveries (a window, so that a backlog is not read whole at every
+// claim) of partners below their bound; ranked numbers each partner's candidates
+// after its leases, so that the claim takes every partner's first before anyone's
+// second and none past the bound. due locks (on PostgreSQL, skipping what another
+// claim holds) and checks again the rows it takes: a row another claim leased and
+// committed since this statement's snapshot is re-read there, and refused.
+func (q *queries) deliveryClaimSQL() string {
+	return `WITH leased AS (
+			SELECT s.partner_id, COUNT(*) AS n FROM webhook_deliveries l
+			JOIN webhook_subscriptions s ON s.id = l.subscription_id
+			WHERE l.locked_until > $1 AND l.status = 'pending'
+			GROUP BY s.partner_id
+		), candidates AS (
+			SELECT d.id, d.next_attempt_at, s.partner_id FROM webhook_deliveries d
+			JOIN webhook_subscriptions s ON s.id = d.subscription_id
+			WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+			AND s.paused_at IS NULL AND s.partner_id NOT IN (SELECT partner_id FROM leased WHERE n >= $5)
+			ORDER BY d.next_attempt_at, d.id LIMIT $6
+		), ranked AS (
+			SELECT c.id, COALESCE(l.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.partner_id ORDER BY c.next_attempt_at, c.id) AS n
+			FROM candidates c LEFT JOIN leased l ON l.partner_id = c.partner_id
+		), due AS (
+			SELECT w.id FROM webhook_deliveries w
+			WHERE w.id IN (SELECT id FROM ranked WHERE n <= $5)
+			AND w.status = 'pending' AND (w.locked_until IS NULL OR w.locked_until <= $1)
+			ORDER BY (SELECT n FROM ranked WHERE ranked.id = w.id), w.next_attempt_at, w.id LIMIT $2` + q.d.ForUpdateSkipLocked + `
+		)
+		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
+		FROM due WHERE webhook_deliveries.id = due.id
+		RETURNING webhook_deliveries.id`
+}
+
 func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimParams) ([]*store.ClaimedDelivery, error) {
 	if p.Limit <= 0 || p.Lease <= 0 {
 		return nil, fmt.Errorf("delivery claim: limit %d and lease %s must be positive", p.Limit, p.Lease)
 	}
+	perPartner := p.PerPartner
+	if perPartner <= 0 {
+		perPartner = math.MaxInt32
+	}
 	token := rand.Text()
-	// One statement: the CTE picks (and on PostgreSQL locks, skipping what another claim
-	// holds) the due rows, the UPDATE leases them.
-	ids, err := q.int64s(ctx, `WITH due AS (
-			SELECT id FROM webhook_deliveries
-			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions WHERE paused_at IS NOT NULL)
-			ORDER BY next_attempt_at, id LIMIT $2`+q.d.ForUpdateSkipLocked+`
-		)
-		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
-		FROM due WHERE webhook_deliveries.id = due.id
-		RETURNING webhook_deliveries.id`,
-		ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token)
+	ids, err := q.int64s(ctx, q.deliveryClaimSQL(),
+		ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token, perPartner, claimWindow(p.Limit))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}

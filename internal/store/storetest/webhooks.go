@@ -337,3 +337,78 @@ func exerciseDeliveryClaims(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// exerciseDeliveryShares: a claim holds each partner to PerPartner deliveries leased at
+// once, over all its subscriptions and counting the leases earlier claims hold, and takes
+// every partner's first before anyone's second.
+func exerciseDeliveryShares(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a, b := newPartner(t, s, "acme"), newPartner(t, s, "bravo")
+	newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	newSubscription(t, s, a.ID, "https://a.example/2", tradewind.EventBookingConfirmed)
+	newSubscription(t, s, b.ID, "https://b.example/1", tradewind.EventBookingConfirmed)
+	event := func(p *tradewind.Partner, i int) {
+		// Each second later, so that every one of acme's falls due before bravo's.
+		e := &tradewind.Event{ID: fmt.Sprintf("evt_%s_%d", p.Name, i), PartnerID: p.ID, Type: tradewind.EventBookingConfirmed,
+			Data: []byte(`{}`), CreatedAt: now.Add(time.Duration(i) * time.Second)}
+		if err := s.EventCreate(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		event(a, i) // two deliveries each: six
+	}
+	event(b, 3)
+	event(b, 4)
+	of := func(cs []*store.ClaimedDelivery) (acme, bravo int) {
+		for _, c := range cs {
+			switch c.Event.PartnerID {
+			case a.ID:
+				acme++
+			case b.ID:
+				bravo++
+			}
+		}
+		return acme, bravo
+	}
+	at, lease := now.Add(time.Minute), time.Minute
+	shared := func(limit, perPartner int) []*store.ClaimedDelivery {
+		t.Helper()
+		got, err := s.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: at, Lease: lease, Limit: limit, PerPartner: perPartner})
+		if err != nil {
+			t.Fatalf("DeliveryClaimDue: %v", err)
+		}
+		return got
+	}
+	first := shared(3, 2)
+	if acme, bravo := of(first); acme != 2 || bravo != 1 {
+		t.Fatalf("first claim of 3, 2 a partner: acme %d, bravo %d; want 2 and 1 (bravo's first before acme's second is passed over)", acme, bravo)
+	}
+	if acme, bravo := of(shared(10, 2)); acme != 0 || bravo != 1 {
+		t.Fatalf("second claim: acme %d, bravo %d; want acme at its bound and bravo's last", acme, bravo)
+	}
+	if got := shared(10, 2); len(got) != 0 {
+		t.Fatalf("claimed %v with both partners at their bound", claimedIDs(got))
+	}
+	var acmes []*store.ClaimedDelivery
+	for _, c := range first {
+		if c.Event.PartnerID == a.ID {
+			acmes = append(acmes, c)
+		}
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error {
+		_, err := q.DeliveryRecordAttempt(ctx, store.DeliveryAttemptParams{DeliveryID: acmes[0].ID, ClaimToken: acmes[0].ClaimToken,
+			At: at, StatusCode: 200, Status: store.DeliverySucceeded})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if acme, bravo := of(shared(10, 2)); acme != 1 || bravo != 0 {
+		t.Fatalf("after one of acme's was recorded: acme %d, bravo %d; want 1 and 0", acme, bravo)
+	}
+	// Leases that expired count no more; no bound takes every due delivery.
+	at = at.Add(lease)
+	if acme, bravo := of(shared(10, 0)); acme != 5 || bravo != 2 {
+		t.Fatalf("after the leases expired, no bound: acme %d, bravo %d; want 5 and 2", acme, bravo)
+	}
+}
