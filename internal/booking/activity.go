@@ -200,7 +200,7 @@ func (activityProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("activity_id", q.ActivityID)
 	p.date("date", q.Date, today)
-	p.party(q.Adults, q.Children, q.Infants)
+	p.party(p.requiredCount("adults", q.Adults, 1), q.Children, q.Infants)
 	return p
 }
 

@@ -583,12 +583,9 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("hotel_id", q.HotelID)
 	p.positiveID("room_id", q.RoomID)
-	rooms := q.Rooms
-	if rooms == 0 {
-		p.add("rooms is required")
-		rooms = 1 // checks the rest of the party as for one room, without a second message
-	}
-	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: q.Adults, children: q.Children, rooms: rooms,
+	rooms := p.requiredCount("rooms", q.Rooms, 1)
+	adults := p.requiredCount("adults", q.Adults, rooms) // one a room: no second message
+	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: adults, children: q.Children, rooms: rooms,
 		childAges: q.ChildAges, nationality: q.NationalityCode}, today)
 	p.between("infants", q.Infants, 0, maxInfants)
 	return p

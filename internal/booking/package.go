@@ -493,7 +493,7 @@ func (packageProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("package_id", q.PackageID)
 	validatePackageChoice(&p, q.DepartureID, q.TravelDate, q.AddonIDs, today)
-	p.party(q.Adults, q.Children, q.Infants)
+	p.party(p.requiredCount("adults", q.Adults, 1), q.Children, q.Infants)
 	validateTravellers(&p, q.Travellers, today)
 	if _, ok := catalog.ParseDate(q.TravelDate); ok {
 		// An open package's travel date is in the request: ages are judged with the

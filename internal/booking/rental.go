@@ -426,13 +426,8 @@ func (rentalProduct) validate(q *QuoteRequest, today time.Time) problems {
 	var p problems
 	p.positiveID("rental_id", q.RentalID)
 	p.positiveID("space_id", q.SpaceID)
-	guests := q.Guests
-	if guests == 0 {
-		p.add("guests is required")
-		guests = 1 // reported once, not again as out of range
-	}
-	validateRentalStay(&p, q.CheckIn, q.CheckOut, guests, today)
-	p.party(q.Adults, q.Children, q.Infants)
+	validateRentalStay(&p, q.CheckIn, q.CheckOut, p.requiredCount("guests", q.Guests, 1), today)
+	p.party(p.requiredCount("adults", q.Adults, 1), q.Children, q.Infants)
 	if q.Guests > 0 && q.Adults+q.Children > q.Guests {
 		p.add("guests: %d is fewer than adults + children (%d)", q.Guests, q.Adults+q.Children)
 	}

@@ -92,6 +92,18 @@ func (p *problems) between(field string, v, lo, hi int) {
 	}
 }
 
+// requiredCount says "field is required" of a count a quote needs and left at zero (a
+// quote's counts, like its ids, are told missing by their zero: an omitted field and 0
+// decode alike), and returns the count the rest of the party is checked with, so that
+// the missing count is not reported a second time as out of its range.
+func (p *problems) requiredCount(field string, v, instead int) int {
+	if v == 0 {
+		p.add("%s is required", field)
+		return instead
+	}
+	return v
+}
+
 func (p *problems) party(adults, children, infants int) {
 	p.between("adults", adults, 1, maxAdults)
 	p.between("children", children, 0, maxChildren)

@@ -274,17 +274,28 @@ func TestProductInputErrors(t *testing.T) {
 				[]string{"destination is required", "date_to must not be before date_from", "adults: 31 is outside 1–30"}},
 			{"/packages/availability", map[string]any{"addon_ids": []int{0, 5, 5}},
 				[]string{"package_id is required", "departure_id (fixed package) or travel_date (open package) is required", "addon_ids[0]: must be a positive integer", "addon_ids[2]: add-on 5 is listed twice"}},
-			{"/bookings/prebook", map[string]any{"product_type": "activity"}, []string{"activity_id is required", "date is required", "adults: 0"}},
+			{"/bookings/prebook", map[string]any{"product_type": "activity"}, []string{"activity_id is required", "date is required", "adults is required"}},
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 3, "guests": 2},
 				[]string{"rental_id is required", "space_id is required", "check_in is required", "guests: 2 is fewer than adults + children (3)"}},
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 1}, []string{"guests is required"}},
 			{"/bookings/prebook", map[string]any{"product_type": "rental", "adults": 1, "guests": -1}, []string{"guests: -1 is outside 1–60"}},
 			{"/bookings/prebook", map[string]any{"product_type": "package", "travel_date": "soon"},
-				[]string{"package_id is required", `travel_date: "soon" is not a date`, "adults: 0"}},
+				[]string{"package_id is required", `travel_date: "soon" is not a date`, "adults is required"}},
 			{"/bookings/prebook", withTravellers(activityQuote(apitest.ActivityTram, 1, 1, 0, 0), 1, 0, 0), []string{"travellers: not a field of an activity quote"}},
 		} {
 			r := env.Post(p.TestKey, c.path, c.body).Expect(t, 400, "bad_request")
 			wantErrors(t, r, c.wants...)
+		}
+		// A quote's omitted adults is missing, said once: not also out of 1–30, nor too few
+		// for its rooms.
+		for _, q := range []map[string]any{
+			{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomDouble, "check_in": apitest.Day(3), "check_out": apitest.Day(4), "rooms": 2},
+			{"product_type": "rental", "rental_id": apitest.RentalLofts, "space_id": apitest.SpaceLoft, "check_in": apitest.Day(3), "check_out": apitest.Day(5), "guests": 2},
+		} {
+			r := env.Post(p.TestKey, "/bookings/prebook", q).Expect(t, 400, "bad_request")
+			if !slices.Equal(r.Errors, []string{"adults is required"}) {
+				t.Errorf("%s without adults: errors %q, want only \"adults is required\"", q["product_type"], r.Errors)
+			}
 		}
 	})
 }
