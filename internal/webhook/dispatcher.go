@@ -21,8 +21,10 @@ const DefaultPollInterval = 500 * time.Millisecond
 // dispatcher dies mid-attempt, another one sends the delivery once the lease expires.
 const DefaultLease = time.Minute
 
-// DefaultConcurrency is how many deliveries one dispatcher sends at once.
-const DefaultConcurrency = 8
+// DefaultConcurrency is how many deliveries one dispatcher sends at once: sixteen, so
+// that one partner's share (half, DispatcherConfig.PerPartner) is the eight a dispatcher
+// sent at once before there were shares.
+const DefaultConcurrency = 16
 
 // recordTimeout bounds the recording of an attempt, which outlives a stopping Run.
 const recordTimeout = 10 * time.Second

@@ -103,13 +103,20 @@ func claimWindow(limit int) int { return max(256, 4*limit) }
 
 // deliveryClaimSQL is DeliveryClaimDue's statement: $1 now, $2 the limit, $3 the
 // lease's end, $4 its token, $5 the bound a partner, $6 the window (claimWindow).
-// leased counts each partner's deliveries leased now; candidates are
-// the first due deliveries (a window, so that a backlog is not read whole at every
-// claim) of partners below their bound; ranked numbers each partner's candidates
-// after its leases, so that the claim takes every partner's first before anyone's
-// second and none past the bound. due locks (on PostgreSQL, skipping what another
-// claim holds) and checks again the rows it takes: a row another claim leased and
-// committed since this statement's snapshot is re-read there, and refused.
+//   - leased counts each partner's deliveries leased now, through the partial index of
+//     the few in flight.
+//   - candidates are the first due deliveries in the order of webhook_deliveries_due,
+//     leaving out paused subscriptions and partners at their bound as the index is
+//     read; the window keeps a backlog from being read whole at every claim. The
+//     subscriptions are joined after the window, so that the planner reads the index in
+//     order rather than every pending delivery of a subscription.
+//   - ranked numbers each partner's candidates after its leases, so that the claim takes
+//     every partner's first before anyone's second and none past the bound.
+//   - chosen are the first of them the limit takes, and due locks them by their key (on
+//     PostgreSQL, skipping what another claim holds).
+//   - The UPDATE checks them again: a row another claim leased and committed since this
+//     statement's snapshot is re-read there (PostgreSQL re-evaluates its WHERE on the
+//     row's latest version), and refused.
 func (q *queries) deliveryClaimSQL() string {
 	return `WITH leased AS (
 			SELECT s.partner_id, COUNT(*) AS n FROM webhook_deliveries l
@@ -117,22 +124,23 @@ func (q *queries) deliveryClaimSQL() string {
 			WHERE l.locked_until > $1 AND l.status = 'pending'
 			GROUP BY s.partner_id
 		), candidates AS (
-			SELECT d.id, d.next_attempt_at, s.partner_id FROM webhook_deliveries d
-			JOIN webhook_subscriptions s ON s.id = d.subscription_id
-			WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
-			AND s.paused_at IS NULL AND s.partner_id NOT IN (SELECT partner_id FROM leased WHERE n >= $5)
-			ORDER BY d.next_attempt_at, d.id LIMIT $6
+			SELECT id, subscription_id, next_attempt_at FROM webhook_deliveries
+			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions
+				WHERE paused_at IS NOT NULL OR partner_id IN (SELECT partner_id FROM leased WHERE n >= $5))
+			ORDER BY next_attempt_at, id LIMIT $6
 		), ranked AS (
-			SELECT c.id, COALESCE(l.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.partner_id ORDER BY c.next_attempt_at, c.id) AS n
-			FROM candidates c LEFT JOIN leased l ON l.partner_id = c.partner_id
+			SELECT c.id, c.next_attempt_at, COALESCE(l.n, 0) + ROW_NUMBER() OVER (PARTITION BY s.partner_id ORDER BY c.next_attempt_at, c.id) AS n
+			FROM candidates c JOIN webhook_subscriptions s ON s.id = c.subscription_id
+			LEFT JOIN leased l ON l.partner_id = s.partner_id
+		), chosen AS (
+			SELECT id FROM ranked WHERE n <= $5 ORDER BY n, next_attempt_at, id LIMIT $2
 		), due AS (
-			SELECT w.id FROM webhook_deliveries w
-			WHERE w.id IN (SELECT id FROM ranked WHERE n <= $5)
-			AND w.status = 'pending' AND (w.locked_until IS NULL OR w.locked_until <= $1)
-			ORDER BY (SELECT n FROM ranked WHERE ranked.id = w.id), w.next_attempt_at, w.id LIMIT $2` + q.d.ForUpdateSkipLocked + `
+			SELECT id FROM webhook_deliveries WHERE id IN (SELECT id FROM chosen)` + q.d.ForUpdateSkipLocked + `
 		)
 		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
 		FROM due WHERE webhook_deliveries.id = due.id
+		AND webhook_deliveries.status = 'pending' AND (webhook_deliveries.locked_until IS NULL OR webhook_deliveries.locked_until <= $1)
 		RETURNING webhook_deliveries.id`
 }
 
