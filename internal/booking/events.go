@@ -55,6 +55,9 @@ type EventQuery struct {
 // eventIDShape is what an event id looks like; anything else is refused before a query.
 var eventIDShape = regexp.MustCompile(`^evt_[A-Za-z0-9]{1,64}$`)
 
+// EventQueryParams are the query parameters of GET /events, those ParseEventQuery reads.
+var EventQueryParams = []string{"after", "type", "reference", "per_page"}
+
 // ParseEventQuery reads the query of GET /events: after (an event id), type (repeated or
 // comma-separated), reference (a booking reference) and per_page (1–100, default 25).
 // Every bad parameter is listed in one 400 bad_request.

@@ -157,6 +157,40 @@ func (p *problems) queryParam(q url.Values, name string) string {
 	return vs[0]
 }
 
+// PageQuery are ParsePage's query parameters, those of every paginated list.
+var PageQuery = []string{"page", "per_page"}
+
+// BookingListQuery are the query parameters of GET /bookings: ParsePage's and
+// ParseBookingFilter's.
+var BookingListQuery = append(slices.Clone(PageQuery), "status", "product_type", "mode", "created_from", "created_to",
+	"service_from", "service_to", "partner_reference", "q")
+
+// UnknownQuery lists one problem for each query parameter of q that is not one of takes,
+// the parameters of the endpoint op ("GET /bookings") reads, as a body's unknown field
+// is refused: a misspelt filter (?stauts=cancelled) would otherwise answer every booking
+// as if it matched.
+func UnknownQuery(q url.Values, takes []string, op string) error {
+	var names []string
+	for name := range q {
+		if !slices.Contains(takes, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	list := "it takes none"
+	if len(takes) > 0 {
+		list = "it takes " + strings.Join(takes, ", ")
+	}
+	var p problems
+	for _, name := range names {
+		p.add("%s: not a query parameter of %s; %s", clip(name), op, list)
+	}
+	return p.err()
+}
+
 // clip shortens a client's value quoted back in an error, so answers stay small.
 func clip(s string) string {
 	if r := []rune(s); len(r) > 40 {

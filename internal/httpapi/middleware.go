@@ -321,8 +321,29 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 	if err := checkContentType(r, body); err != nil {
 		return nil, err
 	}
+	queryErr := unknownQuery(r, e)
+	if queryErr != nil && e.method != http.MethodGet {
+		return nil, queryErr // before anything is priced, held or written
+	}
 	if err := s.scenario(w, r, e, c); err != nil {
 		return nil, err
 	}
-	return e.h(r, c, body)
+	res, err := e.h(r, c, body)
+	if queryErr != nil {
+		// A GET only reads: it ran so that its own problems (a bad filter, say) join
+		// the list. An error that is not a bad request (a 404, say) stands alone.
+		if err == nil {
+			return nil, queryErr
+		}
+		return nil, joinInvalid(queryErr, err)
+	}
+	return res, err
+}
+
+// unknownQuery refuses the query parameters e does not read (booking.UnknownQuery).
+func unknownQuery(r *http.Request, e endpoint) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	return booking.UnknownQuery(r.URL.Query(), e.query, e.method+" "+e.path)
 }

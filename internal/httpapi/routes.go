@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/openapi"
 )
 
 // endpoints lists every route of the partner API, in one place: its scope, the product
 // the key must enable, and whether it requires an Idempotency-Key (checked once, in
 // serveEndpoint). The product endpoints share the generic handlers of products.go.
-// A stateChanging endpoint accepts a request signature once (see NoReplay); the others,
+// An endpoint refuses a query parameter it does not read (unknownQuery), as a body's
+// unknown field is refused. A stateChanging endpoint accepts a request signature once (see NoReplay); the others,
 // the POSTs of search, availability and prebook included, may repeat a signature.
 func (s *Server) endpoints() []endpoint {
 	svc := s.cfg.Service // nil when only the table is read (Routes): handlers are built, not run
@@ -43,15 +45,15 @@ func (s *Server) endpoints() []endpoint {
 
 		// A quote's product is in its body: the service checks it.
 		{method: "POST", path: "/bookings/prebook", scope: avail, h: s.prebook},
-		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, h: s.listBookings},
+		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, query: booking.BookingListQuery, h: s.listBookings},
 		{method: "POST", path: "/bookings", scope: tradewind.ScopeBookingWrite, idempotent: true, effect: stateChanging, h: s.book},
 		{method: "GET", path: "/bookings/{reference}", scope: tradewind.ScopeBookingRead, h: s.getBooking},
 		{method: "POST", path: "/bookings/{reference}/cancel", scope: tradewind.ScopeBookingWrite, effect: stateChanging, h: s.cancel},
 
-		{method: "GET", path: "/events", scope: tradewind.ScopeBookingRead, h: s.listEvents},
+		{method: "GET", path: "/events", scope: tradewind.ScopeBookingRead, query: booking.EventQueryParams, h: s.listEvents},
 		{method: "GET", path: "/events/{id}", scope: tradewind.ScopeBookingRead, h: s.getEvent},
 
-		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, h: s.listWebhooks},
+		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, query: booking.PageQuery, h: s.listWebhooks},
 		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
 		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},
 	}
@@ -108,6 +110,17 @@ func Routes() []string {
 	var out []string
 	for _, e := range s.endpoints() {
 		out = append(out, e.method+" "+e.path)
+	}
+	return out
+}
+
+// RouteQueries gives the query parameters each endpoint of Routes reads, by "METHOD
+// /path" (the contract tests compare them with the OpenAPI document).
+func RouteQueries() map[string][]string {
+	var s Server
+	out := map[string][]string{}
+	for _, e := range s.endpoints() {
+		out[e.method+" "+e.path] = e.query
 	}
 	return out
 }

@@ -120,6 +120,7 @@ type endpoint struct {
 	product      tradewind.ProductType // "" when the endpoint is not one product's
 	idempotent   bool                  // requires a valid Idempotency-Key header
 	effect       effect                // stateChanging: a signature is accepted once
+	query        []string              // the query parameters it reads; any other is refused
 	h            handlerFunc
 }
 

@@ -45,6 +45,38 @@ func TestRoutesDocumented(t *testing.T) {
 	}
 }
 
+// TestQueryParametersDocumented checks that every endpoint documents exactly the query
+// parameters it reads: the server refuses any other, so a parameter documented and not
+// read would be refused, and one read and not documented would be unknown to partners.
+func TestQueryParametersDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := httpapi.RouteQueries()
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			route := method + " " + path
+			reads, ok := served[route]
+			if !ok {
+				continue // not a partner endpoint (TestRoutesDocumented checks the list)
+			}
+			var documented []string
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value != nil && p.Value.In == "query" {
+					documented = append(documented, p.Value.Name)
+				}
+			}
+			slices.Sort(documented)
+			reads = slices.Sorted(slices.Values(reads))
+			if !slices.Equal(documented, reads) {
+				t.Errorf("%s documents the query parameters %v, and reads %v", route, documented, reads)
+			}
+		}
+	}
+}
+
 // TestEveryEndpoint calls every endpoint, with success and with the errors each can give
 // without special configuration; apitest validates every response against the document.
 func TestEveryEndpoint(t *testing.T) {

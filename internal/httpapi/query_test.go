@@ -1,0 +1,51 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/store/storetest"
+)
+
+// TestUnknownQueryParameters: a query parameter an endpoint does not read is refused
+// with 400, naming it and what the endpoint takes, as an unknown body field is; a GET's
+// other problems join the list, and a write with one does nothing.
+func TestUnknownQueryParameters(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		const takes = "it takes page, per_page, status, product_type, mode, created_from, created_to, service_from, service_to, partner_reference, q"
+
+		// A misspelt filter is not every booking.
+		r := env.Get(p.TestKey, "/bookings?stauts=cancelled").Expect(t, http.StatusBadRequest, "bad_request")
+		if want := []string{"stauts: not a query parameter of GET /bookings; " + takes}; !slices.Equal(r.Errors, want) {
+			t.Errorf("misspelt filter: errors %q, want %q", r.Errors, want)
+		}
+		// With the list's own problems, in one answer.
+		r = env.Get(p.TestKey, "/bookings?status=bogus&per_page=0&zz=1&aa=2").Expect(t, http.StatusBadRequest, "bad_request")
+		for _, want := range []string{"aa: not a query parameter of GET /bookings; " + takes, "zz: not a query parameter of GET /bookings; " + takes,
+			"per_page: must be 1–100", `status: "bogus" is not one of confirmed, pending, on_request, cancelled, completed`} {
+			if !contains(r.Errors, want) {
+				t.Errorf("errors %q lack %q", r.Errors, want)
+			}
+		}
+		r = env.Get(p.TestKey, "/meta/ping?verbose=1").Expect(t, http.StatusBadRequest, "bad_request")
+		if want := []string{"verbose: not a query parameter of GET /meta/ping; it takes none"}; !slices.Equal(r.Errors, want) {
+			t.Errorf("ping: errors %q, want %q", r.Errors, want)
+		}
+		// A write is refused before it runs: nothing is booked.
+		env.Do(apitest.Request{Method: http.MethodPost, Path: "/bookings?dry_run=true", Key: p.TestKey, Body: withGuest(hotelQuote(1, 2, 1, 1)),
+			Header: map[string]string{"Idempotency-Key": "k1"}}).Expect(t, http.StatusBadRequest, "bad_request")
+		var list []map[string]any
+		env.Get(p.TestKey, "/bookings").Expect(t, http.StatusOK, "").Decode(t, &list)
+		if len(list) != 0 {
+			t.Errorf("a booking with an unknown query parameter was made: %v", list)
+		}
+		// What an endpoint reads is accepted; a missing booking is 404 whatever its query.
+		env.Get(p.TestKey, "/bookings?status=confirmed&page=1&per_page=5").Expect(t, http.StatusOK, "")
+		env.Get(p.TestKey, "/events?per_page=5").Expect(t, http.StatusOK, "")
+		env.Get(p.TestKey, "/webhooks?page=1").Expect(t, http.StatusOK, "")
+		env.Get(p.TestKey, "/bookings/HTL-AAAAAAAA?x=1").Expect(t, http.StatusNotFound, "not_found")
+	})
+}
