@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,12 +91,11 @@ func ParseEventQuery(q url.Values) (EventQuery, error) {
 		}
 		out.Reference = v
 	}
-	if v := one("per_page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxEventPage {
-			p.add("per_page: must be an integer from 1 to %d", MaxEventPage)
+	if n := p.queryInt(q, "per_page"); n != nil { // as every list's per_page (ParsePage)
+		if *n < 1 || *n > MaxEventPage {
+			p.add("per_page: must be 1–%d", MaxEventPage)
 		}
-		out.PerPage = n
+		out.PerPage = *n
 	}
 	return out, p.err()
 }

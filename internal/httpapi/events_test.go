@@ -176,6 +176,10 @@ func TestEventFeed(t *testing.T) {
 		// Bad parameters are listed at once.
 		bad := env.Get(p.LiveKey, "/events?after=x&type=booking.updated&reference=nope&per_page=101").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "after", "type", "reference", "per_page")
+		// per_page is read as every list's is.
+		wantErrors(t, bad, "per_page: must be 1–100")
+		wantErrors(t, env.Get(p.LiveKey, "/events?per_page=ten").Expect(t, 400, "bad_request"), "per_page: must be an integer")
+		wantErrors(t, env.Get(p.LiveKey, "/events?per_page=5&per_page=6").Expect(t, 400, "bad_request"), "per_page: given 2 times; give it once")
 
 		// The scope is booking:read.
 		noRead := env.NewKey("acme", booking.KeyParams{Mode: "test", Scopes: []string{"booking:write"}})
