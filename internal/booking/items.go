@@ -48,10 +48,15 @@ func ValidatePage(page, perPage *int) (Page, error) {
 	return pg, p.err()
 }
 
-// destination checks the destination of a search, or its alias city when destination is empty.
+// destination checks the destination of a search, or its alias city when destination is
+// empty; the two naming different cities is a problem, rather than one of them read and
+// the other silently not.
 func destination(p *problems, dest, city string) string {
-	if dest == "" {
+	switch {
+	case dest == "":
 		dest = city
+	case city != "" && cityKey(city) != cityKey(dest):
+		p.add("city: an alias of destination, and names another city (%q, %q); give one of them", clip(city), clip(dest))
 	}
 	if cityKey(dest) == "" {
 		p.add("destination is required")

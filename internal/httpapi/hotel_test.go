@@ -121,6 +121,16 @@ func TestHotelSearch(t *testing.T) {
 			t.Errorf("money or meta not rendered as expected: %s", res.Raw)
 		}
 
+		// city is destination's alias: both naming one city is that city, two cities a
+		// problem rather than one of them silently read.
+		both := map[string]any{"destination": "Lisbon", "city": " LISBON", "check_in": apitest.Day(1), "check_out": apitest.Day(4)}
+		if r := env.Post(p.TestKey, "/hotels/search", both).Expect(t, 200, ""); !strings.Contains(string(r.Raw), `"total":3`) {
+			t.Errorf("destination and city of one city: %s", r.Raw)
+		}
+		both["city"] = "Porto"
+		wantErrors(t, env.Post(p.TestKey, "/hotels/search", both).Expect(t, 400, "bad_request"),
+			`city: an alias of destination, and names another city ("Porto", "Lisbon"); give one of them`)
+
 		// Market adjustment then rounding per night: 100.05 × 1.05 = 105.0525 → 105.05.
 		gb := env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "lisbon", "check_in": apitest.Day(1), "check_out": apitest.Day(2), "nationality_code": "GB"}).Expect(t, 200, "")
 		if !strings.Contains(string(gb.Raw), `"from_price":105.05`) {
