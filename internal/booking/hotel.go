@@ -80,6 +80,7 @@ func (st *hotelStay) fitsRoom(maxAdults, maxChildren int) bool {
 type stayRequest struct {
 	checkIn, checkOut       string
 	adults, children, rooms int
+	adultsMissing           bool // a quote's, already told: its range and rooms not checked
 	childAges               []int
 	nationality             string
 }
@@ -87,10 +88,12 @@ type stayRequest struct {
 // validateStay checks the stay and party of a hotel search, availability or quote.
 func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
 	nights, _ := p.stay(r.checkIn, r.checkOut, today)
-	p.between("adults", r.adults, 1, maxAdults)
+	if !r.adultsMissing {
+		p.between("adults", r.adults, 1, maxAdults)
+	}
 	p.between("children", r.children, 0, maxChildren)
 	p.between("rooms", r.rooms, 1, maxRooms)
-	if r.rooms >= 1 && r.adults >= 1 && r.adults < r.rooms {
+	if !r.adultsMissing && r.rooms >= 1 && r.adults >= 1 && r.adults < r.rooms {
 		p.add("rooms: every room holds at least one adult (%s for %s)", countOf(r.adults, "adult", "adults"), countOf(r.rooms, "room", "rooms"))
 	}
 	p.childAges(r.children, r.childAges)
@@ -584,8 +587,9 @@ func (hotelProduct) validate(q *QuoteRequest, today time.Time) problems {
 	p.positiveID("hotel_id", q.HotelID)
 	p.positiveID("room_id", q.RoomID)
 	rooms := p.requiredCount("rooms", q.Rooms, 1)
-	adults := p.requiredCount("adults", q.Adults, rooms) // one a room: no second message
-	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: adults, children: q.Children, rooms: rooms,
+	p.requiredCount("adults", q.Adults, 0)
+	validateStay(&p, stayRequest{checkIn: q.CheckIn, checkOut: q.CheckOut, adults: q.Adults, adultsMissing: q.Adults == 0,
+		children: q.Children, rooms: rooms,
 		childAges: q.ChildAges, nationality: q.NationalityCode}, today)
 	p.between("infants", q.Infants, 0, maxInfants)
 	return p

@@ -290,12 +290,20 @@ func TestProductInputErrors(t *testing.T) {
 		// for its rooms.
 		for _, q := range []map[string]any{
 			{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomDouble, "check_in": apitest.Day(3), "check_out": apitest.Day(4), "rooms": 2},
+			{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomDouble, "check_in": apitest.Day(3), "check_out": apitest.Day(4), "rooms": 9},
 			{"product_type": "rental", "rental_id": apitest.RentalLofts, "space_id": apitest.SpaceLoft, "check_in": apitest.Day(3), "check_out": apitest.Day(5), "guests": 2},
 		} {
 			r := env.Post(p.TestKey, "/bookings/prebook", q).Expect(t, 400, "bad_request")
 			if !slices.Equal(r.Errors, []string{"adults is required"}) {
 				t.Errorf("%s without adults: errors %q, want only \"adults is required\"", q["product_type"], r.Errors)
 			}
+		}
+		// Rooms out of range is its own problem, not also the adults'.
+		noAdults := map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomDouble,
+			"check_in": apitest.Day(3), "check_out": apitest.Day(4), "rooms": -1}
+		r := env.Post(p.TestKey, "/bookings/prebook", noAdults).Expect(t, 400, "bad_request")
+		if want := []string{"adults is required", "rooms: -1 is outside 1–9"}; !slices.Equal(r.Errors, want) {
+			t.Errorf("hotel without adults, rooms -1: errors %q, want %q", r.Errors, want)
 		}
 	})
 }

@@ -148,7 +148,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		// others by a poll at most.
 		if free := cap(slots) - len(slots); free > 0 && (polled || 2*free >= cap(slots)) {
 			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free,
-				PerPartner: d.cfg.PerPartner})
+				PerPartner: d.cfg.PerPartner, Attempt: d.cfg.Deliverer.timeout + recordTimeout})
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.WarnContext(ctx, "webhook: claiming due deliveries failed", "err", err)
 			}

@@ -778,32 +778,32 @@ func TestOnePartnersHangingEndpoint(t *testing.T) {
 		hold := make(chan struct{})
 		defer close(hold) // the held requests end with the test
 		var mu sync.Mutex
-		inFlight := map[string]int{}
+		received := map[string]int{} // requests by path
 		held := holdUntil(hold)
 		rc.setRespond(func(r *http.Request, n int) int {
 			mu.Lock()
-			inFlight[r.URL.Path]++
+			received[r.URL.Path]++
 			mu.Unlock()
 			if r.URL.Path == "/acme" {
 				return held(r, n)
 			}
 			return http.StatusOK
 		})
-		acmeRequests := func() int {
+		acmeReceived := func() int {
 			mu.Lock()
 			defer mu.Unlock()
-			return inFlight["/acme"]
+			return received["/acme"]
 		}
 		// The attempts outlast the test: only the bound frees slots for bravo.
 		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{concurrency: 4, timeout: 30 * time.Second})
-		waitFor(t, "acme's share of the slots in flight", func() bool { return acmeRequests() == 2 })
+		waitFor(t, "acme's share of the slots in flight", func() bool { return acmeReceived() == 2 })
 		env.Book(bravo.LiveKey, "b0", hotelBooking(10, 11, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
 		got := rc.waitAcknowledged(1)
 		if got[0].path != "/bravo" {
 			t.Errorf("acknowledged a delivery to %s, want bravo's", got[0].path)
 		}
 		time.Sleep(50 * time.Millisecond) // a few polls: acme still at its share
-		if n := acmeRequests(); n != 2 {
+		if n := acmeReceived(); n != 2 {
 			t.Errorf("acme has %d requests in flight with 4 slots, want its share of 2", n)
 		}
 	})

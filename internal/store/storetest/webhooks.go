@@ -293,12 +293,15 @@ func exerciseDeliveries(t *testing.T, s store.Store) {
 	}
 }
 
-// exerciseDeliveryClaims claims from many goroutines at once: each delivery is leased once.
+// exerciseDeliveryClaims claims from many goroutines at once: each delivery is leased
+// once. Half of the claimed are recorded at once as failed and due again in an hour, as
+// a dispatcher does: a claim that read them due before that record committed must still
+// refuse them, not send them again at once.
 func exerciseDeliveryClaims(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newPartner(t, s, "acme")
 	newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
-	const events = 60
+	const events = 400
 	for i := range events {
 		e := &tradewind.Event{ID: fmt.Sprintf("evt_%d", i), PartnerID: a.ID, Type: tradewind.EventBookingConfirmed, Data: []byte(`{}`), CreatedAt: now}
 		if err := s.EventCreate(ctx, e); err != nil {
@@ -324,6 +327,19 @@ func exerciseDeliveryClaims(t *testing.T, s store.Store) {
 					seen[c.ID]++
 				}
 				mu.Unlock()
+				for _, c := range got {
+					if c.ID%2 == 1 {
+						continue // leased for the hour
+					}
+					if err := s.InTx(ctx, func(q store.Querier) error {
+						_, err := q.DeliveryRecordAttempt(ctx, store.DeliveryAttemptParams{DeliveryID: c.ID, ClaimToken: c.ClaimToken, At: now,
+							StatusCode: 500, Error: "status 500", Status: store.DeliveryPending, NextAttemptAt: now.Add(time.Hour)})
+						return err
+					}); err != nil {
+						t.Errorf("DeliveryRecordAttempt: %v", err)
+						return
+					}
+				}
 			}
 		})
 	}
@@ -372,20 +388,23 @@ func exerciseDeliveryShares(t *testing.T, s store.Store) {
 		return acme, bravo
 	}
 	at, lease := now.Add(time.Minute), time.Minute
+	var attempt time.Duration // 0: every lease counts
 	shared := func(limit, perPartner int) []*store.ClaimedDelivery {
 		t.Helper()
-		got, err := s.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: at, Lease: lease, Limit: limit, PerPartner: perPartner})
+		got, err := s.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: at, Lease: lease, Limit: limit, PerPartner: perPartner, Attempt: attempt})
 		if err != nil {
 			t.Fatalf("DeliveryClaimDue: %v", err)
 		}
 		return got
 	}
-	first := shared(3, 2)
-	if acme, bravo := of(first); acme != 2 || bravo != 1 {
-		t.Fatalf("first claim of 3, 2 a partner: acme %d, bravo %d; want 2 and 1 (bravo's first before acme's second is passed over)", acme, bravo)
+	// The partner with the fewest in flight first: bravo's first before acme's second,
+	// though all of acme's fell due before it.
+	first := shared(2, 2)
+	if acme, bravo := of(first); acme != 1 || bravo != 1 {
+		t.Fatalf("first claim of 2, 2 a partner: acme %d, bravo %d; want one each", acme, bravo)
 	}
-	if acme, bravo := of(shared(10, 2)); acme != 0 || bravo != 1 {
-		t.Fatalf("second claim: acme %d, bravo %d; want acme at its bound and bravo's last", acme, bravo)
+	if acme, bravo := of(shared(10, 2)); acme != 1 || bravo != 1 {
+		t.Fatalf("second claim: acme %d, bravo %d; want one each, up to their bound", acme, bravo)
 	}
 	if got := shared(10, 2); len(got) != 0 {
 		t.Fatalf("claimed %v with both partners at their bound", claimedIDs(got))
@@ -405,6 +424,12 @@ func exerciseDeliveryShares(t *testing.T, s store.Store) {
 	}
 	if acme, bravo := of(shared(10, 2)); acme != 1 || bravo != 0 {
 		t.Fatalf("after one of acme's was recorded: acme %d, bravo %d; want 1 and 0", acme, bravo)
+	}
+	// An attempt lasts 20 s at most: leases taken 30 s ago are of attempts that ended
+	// unrecorded (a stopped server) and hold no share, though they run for 30 s more.
+	at, attempt = at.Add(30*time.Second), 20*time.Second
+	if acme, bravo := of(shared(10, 2)); acme != 2 || bravo != 0 {
+		t.Fatalf("30 s on, attempts lasting 20 s: acme %d, bravo %d; want acme's last 2", acme, bravo)
 	}
 	// Leases that expired count no more; no bound takes every due delivery.
 	at = at.Add(lease)
