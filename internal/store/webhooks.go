@@ -39,17 +39,6 @@ type DeliveryClaimParams struct {
 	Now   time.Time
 	Lease time.Duration
 	Limit int
-	// PerPartner bounds the deliveries of one partner leased at once, counting the
-	// leases other claims hold, so that one partner's slow or dead endpoint cannot take
-	// every dispatcher's slots; 0 is no bound. Two claims at the same moment each read
-	// the leases before either commits, so the bound holds per claim and may be passed
-	// by one claim's worth while dispatchers race.
-	PerPartner int
-	// Attempt is how long an attempt and its record last at most. A lease taken longer
-	// ago than that (its end is less than Lease-Attempt away) is of an attempt that
-	// ended unrecorded, a server stopped mid-attempt, and is not counted against
-	// PerPartner while it runs out; 0 counts every lease.
-	Attempt time.Duration
 }
 
 // ClaimedDelivery is a delivery leased to one dispatcher, with what it needs to send it.

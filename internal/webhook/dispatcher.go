@@ -21,10 +21,8 @@ const DefaultPollInterval = 500 * time.Millisecond
 // dispatcher dies mid-attempt, another one sends the delivery once the lease expires.
 const DefaultLease = time.Minute
 
-// DefaultConcurrency is how many deliveries one dispatcher sends at once: sixteen, so
-// that one partner's share (half, DispatcherConfig.PerPartner) is the eight a dispatcher
-// sent at once before there were shares.
-const DefaultConcurrency = 16
+// DefaultConcurrency is how many deliveries one dispatcher sends at once.
+const DefaultConcurrency = 8
 
 // recordTimeout bounds the recording of an attempt, which outlives a stopping Run.
 const recordTimeout = 10 * time.Second
@@ -43,11 +41,6 @@ type DispatcherConfig struct {
 	PollInterval time.Duration
 	Lease        time.Duration
 	Concurrency  int
-	// PerPartner bounds one partner's deliveries in flight, over every dispatcher on the
-	// database (see store.DeliveryClaimParams.PerPartner); 0 is half of Concurrency, so
-	// that a partner whose endpoint hangs until the timeout leaves the other half of the
-	// slots to everyone else.
-	PerPartner int
 	// Rand draws the retry jitter (see NextAttemptDelay); nil is math/rand.
 	Rand func() float64
 	// Observe, when set, is told the outcome of every recorded attempt.
@@ -104,9 +97,6 @@ func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}
-	if cfg.PerPartner <= 0 {
-		cfg.PerPartner = max(1, cfg.Concurrency/2)
-	}
 	if cfg.Lease <= cfg.Deliverer.timeout {
 		return nil, errors.New("webhook dispatcher: the lease must be longer than the delivery timeout " + cfg.Deliverer.timeout.String())
 	}
@@ -147,8 +137,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		// claims into any free slot, so that slow attempts holding most slots delay the
 		// others by a poll at most.
 		if free := cap(slots) - len(slots); free > 0 && (polled || 2*free >= cap(slots)) {
-			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free,
-				PerPartner: d.cfg.PerPartner, Attempt: d.cfg.Deliverer.timeout + recordTimeout})
+			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free})
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.WarnContext(ctx, "webhook: claiming due deliveries failed", "err", err)
 			}

@@ -167,7 +167,6 @@ type dispatcherOptions struct {
 	lease        time.Duration
 	poll         time.Duration
 	concurrency  int
-	perPartner   int           // default half of concurrency, as served
 	timeout      time.Duration // an attempt's; default 2 s
 }
 
@@ -189,7 +188,7 @@ func startDispatcher(t testing.TB, st store.Store, clock tradewind.Clock, o disp
 		t.Fatal(err)
 	}
 	d, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: st, Deliverer: webhook.NewDeliverer(!o.forbid, o.timeout, trustTestCerts(t)),
-		Schedule: sched, Clock: clock, PollInterval: o.poll, Lease: o.lease, Concurrency: o.concurrency, PerPartner: o.perPartner, Rand: func() float64 { return 0.5 }})
+		Schedule: sched, Clock: clock, PollInterval: o.poll, Lease: o.lease, Concurrency: o.concurrency, Rand: func() float64 { return 0.5 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,7 +697,7 @@ func TestClaimsInBatches(t *testing.T) {
 		defer close(answer) // a failed wait below must not leave requests held
 		rc.setRespond(holdUntil(answer))
 		st := &claimCounter{Store: env.Store}
-		startDispatcher(t, st, env.Clock, dispatcherOptions{poll: time.Hour, concurrency: 4, perPartner: 4})
+		startDispatcher(t, st, env.Clock, dispatcherOptions{poll: time.Hour, concurrency: 4})
 		succeeded := func() (n int) {
 			l, err := env.Store.DeliveryList(context.Background(), store.DeliveryFilter{})
 			if err != nil {
@@ -743,7 +742,7 @@ func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
 	defer close(answer) // the held requests end with the test
 	rc.setRespond(holdUntil(answer))
 	// The held attempts outlast the wait below: only the tick can free the way.
-	d, _ := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, perPartner: 4, timeout: 30 * time.Second})
+	d, _ := startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, timeout: 30 * time.Second})
 	nudging := make(chan struct{})
 	defer close(nudging)
 	go func() { // a steady stream of other events' nudges
@@ -761,50 +760,4 @@ func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
 	rc.waitAcknowledged(1)
 	env.Book(acme.LiveKey, "k4", hotelBooking(5, 6, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
 	waitFor(t, "the new delivery's request beside the three held", func() bool { return rc.requests() == 5 })
-}
-
-// TestOnePartnersHangingEndpoint: a partner whose endpoint holds every request takes its
-// share of the slots (half, by default) and no more, so that another partner's
-// delivery goes out at once rather than after the first partner's timeouts.
-func TestOnePartnersHangingEndpoint(t *testing.T) {
-	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env, acme, rc := newEnv(t, o)
-		bravo := env.NewPartner("bravo", booking.PartnerParams{})
-		subscribe(t, env, acme.LiveKey, rc, "/acme", tradewind.EventBookingConfirmed)
-		subscribe(t, env, bravo.LiveKey, rc, "/bravo", tradewind.EventBookingConfirmed)
-		for i := range 6 {
-			env.Book(acme.LiveKey, fmt.Sprint("k", i), hotelBooking(1+i, 2+i, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
-		}
-		hold := make(chan struct{})
-		defer close(hold) // the held requests end with the test
-		var mu sync.Mutex
-		received := map[string]int{} // requests by path
-		held := holdUntil(hold)
-		rc.setRespond(func(r *http.Request, n int) int {
-			mu.Lock()
-			received[r.URL.Path]++
-			mu.Unlock()
-			if r.URL.Path == "/acme" {
-				return held(r, n)
-			}
-			return http.StatusOK
-		})
-		acmeReceived := func() int {
-			mu.Lock()
-			defer mu.Unlock()
-			return received["/acme"]
-		}
-		// The attempts outlast the test: only the bound frees slots for bravo.
-		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{concurrency: 4, timeout: 30 * time.Second})
-		waitFor(t, "acme's share of the slots in flight", func() bool { return acmeReceived() == 2 })
-		env.Book(bravo.LiveKey, "b0", hotelBooking(10, 11, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
-		got := rc.waitAcknowledged(1)
-		if got[0].path != "/bravo" {
-			t.Errorf("acknowledged a delivery to %s, want bravo's", got[0].path)
-		}
-		time.Sleep(50 * time.Millisecond) // a few polls: acme still at its share
-		if n := acmeReceived(); n != 2 {
-			t.Errorf("acme has %d requests in flight with 4 slots, want its share of 2", n)
-		}
-	})
 }

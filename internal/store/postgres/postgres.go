@@ -43,7 +43,6 @@ var Dialect = sqlstore.Dialect{
 	LockTimeout:      "SET LOCAL lock_timeout = %d",
 	EventInsertOrder: "inserted",
 	WritableCTE:      true,
-	Lateral:          true,
 	MultiStatement:   true,
 	// A first import loads inventory into the bare heap and builds its one B-tree (the
 	// primary key, migration 00029) once, sorted, in memory rather than in 24 million

@@ -43,6 +43,3 @@ func (s *DB) EventFeedQuery(p store.EventFeedParams) (string, []any) { return s.
 
 // EventsOfBookingSQL is EventListByBooking's statement.
 const EventsOfBookingSQL = eventsOfBookingSQL
-
-// DeliveryClaimSQL is DeliveryClaimDue's statement.
-func (s *DB) DeliveryClaimSQL() string { return s.deliveryClaimSQL() }

@@ -78,8 +78,7 @@ func TestMigrationDuplicateDeliveryIndex(t *testing.T) {
 			if err := s.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			// 00034 (SQLite) and 00036 (PostgreSQL) extend the second by next_attempt_at.
-			if got := indexes(); got["webhook_deliveries_subscription"] || !got["webhook_deliveries_subscription_due"] {
+			if got := indexes(); got["webhook_deliveries_subscription"] || !got["webhook_deliveries_subscription_status"] {
 				t.Fatalf("after 00014: %v", got)
 			}
 		})

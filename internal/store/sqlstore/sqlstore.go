@@ -62,9 +62,6 @@ type Dialect struct {
 	// order of columns) into table over the connection of the current transaction
 	// (PostgreSQL: COPY). Nil: bulk writes use batched multi-row INSERTs.
 	CopyFrom func(ctx context.Context, conn *sql.Conn, table string, columns []string, n int, row func(i int) []any) error
-	// Lateral: a FROM item may be a subquery of the items before it (CROSS JOIN
-	// LATERAL, PostgreSQL).
-	Lateral bool
 	// WritableCTE: a statement may INSERT in its WITH clause (PostgreSQL), which joins
 	// dependent writes into one statement, one round trip.
 	WritableCTE bool

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -95,74 +94,23 @@ func (q *queries) SubscriptionDelete(ctx context.Context, p store.SubscriptionDe
 	return err
 }
 
-// deliveryClaimSQL is DeliveryClaimDue's statement: $1 now, $2 the limit, $3 the
-// lease's end, $4 its token, $5 the bound a partner, $6 how many of a subscription's
-// first due deliveries are candidates (the least of $2 and $5), $7 the end after which
-// a lease counts as in flight (DeliveryClaimParams.Attempt).
-//   - leased counts each partner's deliveries in flight, through the partial index of
-//     the few leased.
-//   - candidates are, for each subscription neither paused nor deleted of a partner
-//     below its bound, its first $6 due deliveries, read in order from
-//     webhook_deliveries_subscription_due: a claim reads a few rows a subscription,
-//     never a partner's backlog, however long (a hanging endpoint's, say).
-//   - ranked numbers each partner's candidates after its leases, so that the claim takes
-//     first the partners with the fewest in flight, and none past the bound.
-//   - chosen are the first of them the limit takes, and due locks them by their key (on
-//     PostgreSQL, skipping what another claim holds).
-//   - The UPDATE checks each again, whole: a row another claim leased, or leased and
-//     recorded (due later), since this statement's snapshot is re-read there
-//     (PostgreSQL re-evaluates its WHERE on the row's latest version), and refused.
-func (q *queries) deliveryClaimSQL() string {
-	const firstDue = `SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
-				WHERE x.subscription_id = s.id AND x.status = 'pending' AND x.next_attempt_at <= $1
-				AND (x.locked_until IS NULL OR x.locked_until <= $1)
-				ORDER BY x.next_attempt_at, x.id LIMIT $6`
-	// Each subscription's first: a lateral join on PostgreSQL; SQLite has none, and
-	// looks the rows of a correlated IN list up by key, once a subscription.
-	perSubscription := `CROSS JOIN LATERAL (` + firstDue + `) d`
-	if !q.d.Lateral {
-		perSubscription = `JOIN webhook_deliveries d ON d.id IN (SELECT id FROM (` + firstDue + `))`
-	}
-	return `WITH leased AS (
-			SELECT s.partner_id, COUNT(*) AS n FROM webhook_deliveries l
-			JOIN webhook_subscriptions s ON s.id = l.subscription_id
-			WHERE l.locked_until > $7 AND l.status = 'pending'
-			GROUP BY s.partner_id
-		), candidates AS (
-			SELECT d.id, d.next_attempt_at, s.partner_id FROM webhook_subscriptions s
-			` + perSubscription + `
-			WHERE s.paused_at IS NULL AND s.deleted_at IS NULL
-			AND s.partner_id NOT IN (SELECT partner_id FROM leased WHERE n >= $5)
-		), ranked AS (
-			SELECT c.id, c.next_attempt_at, COALESCE(l.n, 0) + ROW_NUMBER() OVER (PARTITION BY c.partner_id ORDER BY c.next_attempt_at, c.id) AS n
-			FROM candidates c LEFT JOIN leased l ON l.partner_id = c.partner_id
-		), chosen AS (
-			SELECT id FROM ranked WHERE n <= $5 ORDER BY n, next_attempt_at, id LIMIT $2
-		), due AS (
-			SELECT id FROM webhook_deliveries WHERE id IN (SELECT id FROM chosen)` + q.d.ForUpdateSkipLocked + `
-		)
-		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
-		FROM due WHERE webhook_deliveries.id = due.id
-		AND webhook_deliveries.status = 'pending' AND webhook_deliveries.next_attempt_at <= $1
-		AND (webhook_deliveries.locked_until IS NULL OR webhook_deliveries.locked_until <= $1)
-		RETURNING webhook_deliveries.id`
-}
-
 func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimParams) ([]*store.ClaimedDelivery, error) {
 	if p.Limit <= 0 || p.Lease <= 0 {
 		return nil, fmt.Errorf("delivery claim: limit %d and lease %s must be positive", p.Limit, p.Lease)
 	}
-	perPartner := p.PerPartner
-	if perPartner <= 0 {
-		perPartner = math.MaxInt32
-	}
-	inFlight := p.Now // a lease that has not ended
-	if p.Attempt > 0 && p.Attempt < p.Lease {
-		inFlight = p.Now.Add(p.Lease - p.Attempt) // taken within the last Attempt
-	}
 	token := rand.Text()
-	ids, err := q.int64s(ctx, q.deliveryClaimSQL(),
-		ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token, perPartner, min(perPartner, p.Limit), ts(inFlight))
+	// One statement: the CTE picks (and on PostgreSQL locks, skipping what another claim
+	// holds) the due rows, the UPDATE leases them.
+	ids, err := q.int64s(ctx, `WITH due AS (
+			SELECT id FROM webhook_deliveries
+			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions WHERE paused_at IS NOT NULL)
+			ORDER BY next_attempt_at, id LIMIT $2`+q.d.ForUpdateSkipLocked+`
+		)
+		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
+		FROM due WHERE webhook_deliveries.id = due.id
+		RETURNING webhook_deliveries.id`,
+		ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}

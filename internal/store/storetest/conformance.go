@@ -56,7 +56,6 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"Subscriptions":  exerciseSubscriptions,
 		"Deliveries":     exerciseDeliveries,
 		"DeliveryClaims": exerciseDeliveryClaims,
-		"DeliveryShares": exerciseDeliveryShares,
 		// Booking filters, event feed, subscription pause, sandbox timers: feed.go.
 		"BookingFilters":    exerciseBookingFilters,
 		"EventFeed":         exerciseEventFeed,
