@@ -54,6 +54,11 @@ func (s *Server) caller(r *http.Request) (*booking.Caller, error) {
 	if cc, ok := consoleOf(r.Context()); ok {
 		return s.authenticateConsole(r.Context(), cc)
 	}
+	if n := len(r.Header[hdrAPIKey]); n > 1 {
+		// Two keys (a proxy adding its own, say) are refused rather than one of them
+		// chosen: which partner is calling must never be a guess.
+		return nil, tradewind.Errorf(tradewind.ECodeUnauthorized, "Send one auth-api-key header, not %d.", n)
+	}
 	return s.authenticate(r.Context(), headerGet(r.Header, hdrAPIKey))
 }
 

@@ -1,11 +1,14 @@
 package httpapi_test
 
 import (
+	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/apitest"
+	"github.com/tradewind/tradewind/internal/httpapi"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -47,5 +50,30 @@ func TestUnknownQueryParameters(t *testing.T) {
 		env.Get(p.TestKey, "/events?per_page=5").Expect(t, http.StatusOK, "")
 		env.Get(p.TestKey, "/webhooks?page=1").Expect(t, http.StatusOK, "")
 		env.Get(p.TestKey, "/bookings/HTL-AAAAAAAA?x=1").Expect(t, http.StatusNotFound, "not_found")
+	})
+}
+
+// TestOneAPIKeyHeader: a request with two auth-api-key headers is refused with 401,
+// even when each is a valid key, rather than authenticated as one of them.
+func TestOneAPIKeyHeader(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		req, err := http.NewRequest(http.MethodGet, env.Server.URL+httpapi.Prefix+"/meta/ping", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Add(httpapi.HeaderAPIKey, p.TestKey)
+		req.Header.Add(httpapi.HeaderAPIKey, p.LiveKey)
+		res, err := env.Server.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `"code":"unauthorized"`) ||
+			!strings.Contains(string(body), "Send one auth-api-key header, not 2.") {
+			t.Errorf("two keys: %d %s", res.StatusCode, body)
+		}
+		env.Get(p.TestKey, "/meta/ping").Expect(t, http.StatusOK, "")
 	})
 }
