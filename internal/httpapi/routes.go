@@ -13,8 +13,9 @@ import (
 // the key must enable, and whether it requires an Idempotency-Key (checked once, in
 // serveEndpoint). The product endpoints share the generic handlers of products.go.
 // An endpoint refuses a query parameter it does not read (unknownQuery), as a body's
-// unknown field is refused. A stateChanging endpoint accepts a request signature once (see NoReplay); the others,
-// the POSTs of search, availability and prebook included, may repeat a signature.
+// unknown field is refused. A stateChanging endpoint accepts a request signature once
+// (see NoReplay); the others, the POSTs of search, availability and prebook included,
+// may repeat a signature.
 func (s *Server) endpoints() []endpoint {
 	svc := s.cfg.Service // nil when only the table is read (Routes): handlers are built, not run
 	const (
