@@ -52,6 +52,9 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 	var problems []string
 	valid := json.Valid(body)
 	decodeObject(body, reflect.ValueOf(dst).Elem(), "", &problems, valid)
+	if valid && !wholeBodyFailed(problems) {
+		problems = appendAmbiguities(body, problems)
+	}
 	// No text anywhere may hold U+0000: no database stores it, and it is never meant. In
 	// valid JSON a string holds it only as the escape \u0000 (a raw control byte is a
 	// syntax error), so a body without that text is not decoded a second time.

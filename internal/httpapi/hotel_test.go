@@ -312,6 +312,26 @@ func TestEveryProblemAtOnce(t *testing.T) {
 			}
 			env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lisboa ção 東京", "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 200, "")
 		})
+		t.Run("ambiguous", func(t *testing.T) {
+			// A field given twice is refused, not read as its last (another parser
+			// would read its first), with the rules' problems beside it.
+			days := `"check_in":"` + apitest.Day(1) + `","check_out":"` + apitest.Day(2) + `"`
+			r := env.Post(p.TestKey, "/hotels/search", `{"destination":"Lisbon","destination":"Porto",`+days+`,"adults":0}`).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"destination: given more than once in its object; send each field once", "adults: 0 is outside 1–30"})
+			// Half a surrogate pair is no character: refused, not read as U+FFFD.
+			r = env.Post(p.TestKey, "/hotels/search", `{"destination":"\ud800Lisbon",`+days+`}`).Expect(t, 400, "bad_request")
+			expect(t, r, []string{`destination: holds the escape \ud800, half of a UTF-16 surrogate pair without its other half; send the character itself or both halves`})
+			env.Post(p.TestKey, "/hotels/search", `{"destination":"Lisbon \ud83c\udf0a",`+days+`}`).Expect(t, 200, "")
+			// A booking whose guest is named twice is not made.
+			q := withGuest(hotelQuote(1, 2, 1, 1))
+			body, _ := json.Marshal(q)
+			dup := strings.Replace(string(body), `"guest":{`, `"guest":{"name":"Someone Else",`, 1)
+			r = env.Book(p.LiveKey, "ambiguous-guest", dup).Expect(t, 400, "bad_request")
+			expect(t, r, []string{"guest.name: given more than once in its object; send each field once"})
+			if list := env.Get(p.LiveKey, "/bookings").Expect(t, 200, ""); len(list.Maps(t)) != 0 {
+				t.Errorf("an ambiguous body made a booking: %s", list.Raw)
+			}
+		})
 		t.Run("whole body", func(t *testing.T) {
 			r := env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
 			if len(r.Errors) != 1 || !strings.HasPrefix(r.Errors[0], "body: malformed JSON") {
