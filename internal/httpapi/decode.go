@@ -24,6 +24,9 @@ func checkContentType(r *http.Request, body []byte) error {
 	if len(body) == 0 {
 		return nil
 	}
+	if err := oneHeader(r.Header, hdrContentType); err != nil {
+		return err
+	}
 	ct := headerGet(r.Header, hdrContentType)
 	if ct == "application/json" { // what ParseMediaType accepts below, without its parameter map
 		return nil

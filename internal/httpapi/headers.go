@@ -1,6 +1,11 @@
 package httpapi
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/tradewind/tradewind"
+)
 
 // Header fields the partner API reads or sets on every request, by their canonical
 // names. Header.Get and Header.Set canonicalize their key at every call (and, for a
@@ -32,3 +37,13 @@ func headerGet(h http.Header, key string) string {
 
 // headerSet is h.Set(key, v) for a canonical key.
 func headerSet(h http.Header, key, v string) { h[key] = []string{v} }
+
+// oneHeader refuses with 400 a request that sends the header key more than once: which
+// of two values the API would use is a guess a proxy in front of it may make otherwise
+// (two Idempotency-Keys, two Content-Types). Two auth-api-keys are a 401 (caller).
+func oneHeader(h http.Header, key string) error {
+	if n := len(h[key]); n > 1 {
+		return tradewind.Invalid([]string{fmt.Sprintf("%s: send one header, not %d", key, n)})
+	}
+	return nil
+}

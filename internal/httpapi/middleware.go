@@ -314,6 +314,9 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, e endpoin
 		}
 	}
 	if e.idempotent {
+		if err := oneHeader(r.Header, hdrIdempotencyKey); err != nil {
+			return nil, err
+		}
 		if err := booking.CheckIdempotencyKey(headerGet(r.Header, hdrIdempotencyKey)); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -58,22 +59,58 @@ func TestUnknownQueryParameters(t *testing.T) {
 func TestOneAPIKeyHeader(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := newHotelEnv(t, o)
-		req, err := http.NewRequest(http.MethodGet, env.Server.URL+httpapi.Prefix+"/meta/ping", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Add(httpapi.HeaderAPIKey, p.TestKey)
-		req.Header.Add(httpapi.HeaderAPIKey, p.LiveKey)
-		res, err := env.Server.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), `"code":"unauthorized"`) ||
-			!strings.Contains(string(body), "Send one auth-api-key header, not 2.") {
-			t.Errorf("two keys: %d %s", res.StatusCode, body)
+		status, body := sendHeaders(t, env, http.MethodGet, "/meta/ping", "", httpapi.HeaderAPIKey, p.TestKey, httpapi.HeaderAPIKey, p.LiveKey)
+		if status != http.StatusUnauthorized || !strings.Contains(body, `"code":"unauthorized"`) ||
+			!strings.Contains(body, "Send one auth-api-key header, not 2.") {
+			t.Errorf("two keys: %d %s", status, body)
 		}
 		env.Get(p.TestKey, "/meta/ping").Expect(t, http.StatusOK, "")
 	})
+}
+
+// TestOneHeader: two Idempotency-Keys or two Content-Types are refused with 400 naming
+// the header, rather than the first used: a proxy may read the other.
+func TestOneHeader(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		quote, _ := json.Marshal(withGuest(hotelQuote(1, 2, 1, 1)))
+		status, body := sendHeaders(t, env, http.MethodPost, "/bookings", string(quote), httpapi.HeaderAPIKey, p.LiveKey,
+			"Content-Type", "application/json", "Idempotency-Key", "first", "Idempotency-Key", "second")
+		if status != http.StatusBadRequest || !strings.Contains(body, `"Idempotency-Key: send one header, not 2"`) {
+			t.Errorf("two Idempotency-Keys: %d %s", status, body)
+		}
+		if list := env.Get(p.LiveKey, "/bookings").Expect(t, http.StatusOK, ""); len(list.Maps(t)) != 0 {
+			t.Errorf("two Idempotency-Keys made a booking: %s", list.Raw)
+		}
+		search := `{"destination":"Lisbon","check_in":"` + apitest.Day(1) + `","check_out":"` + apitest.Day(2) + `"}`
+		status, body = sendHeaders(t, env, http.MethodPost, "/hotels/search", search, httpapi.HeaderAPIKey, p.TestKey,
+			"Content-Type", "application/json", "Content-Type", "text/plain")
+		if status != http.StatusBadRequest || !strings.Contains(body, `"Content-Type: send one header, not 2"`) {
+			t.Errorf("two Content-Types: %d %s", status, body)
+		}
+		if status, body = sendHeaders(t, env, http.MethodPost, "/hotels/search", search, httpapi.HeaderAPIKey, p.TestKey,
+			"Content-Type", "application/json"); status != http.StatusOK {
+			t.Errorf("one Content-Type: %d %s", status, body)
+		}
+	})
+}
+
+// sendHeaders sends a request with the header fields given as name, value pairs, a name
+// given twice sent twice (apitest.Request sets each once), and returns the answer.
+func sendHeaders(t *testing.T, env *apitest.Env, method, path, body string, fields ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, env.Server.URL+httpapi.Prefix+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		req.Header.Add(fields[i], fields[i+1])
+	}
+	res, err := env.Server.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }
