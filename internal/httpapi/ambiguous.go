@@ -24,22 +24,25 @@ type ambiguityScanner struct {
 	frames   []ambiguityFrame
 	names    []span // the names of the open objects, each object's from its frame's start
 	problems []string
+	// The most frames and names held at once: what to clear before the scanner is reused.
+	framesUsed, namesUsed int
 }
 
-// span is a quoted JSON string of the body, raw[from:to]; escaped tells that it holds a
-// backslash, so that the name it stands for must be decoded to be compared.
+// span is a quoted JSON string of the body, raw[from:to]. A name with a backslash is
+// decoded once, into decoded, and compared as that.
 type span struct {
 	from, to int
 	escaped  bool
+	decoded  string
 }
 
 type ambiguityFrame struct {
 	array    bool
-	index    int  // array: the element being read
-	name     span // object: the member being read
-	start    int  // object: where its names begin in names
-	seen     map[string]struct{}
-	reported []span // object: the names already reported as given twice
+	index    int             // array: the element being read
+	name     span            // object: the member being read
+	start    int             // object: where its names begin in names
+	seen     map[string]bool // object past linearNames names: each name, and whether it was reported
+	reported []span          // object of at most linearNames names: the names reported as given twice
 }
 
 var scanners = sync.Pool{New: func() any { return new(ambiguityScanner) }}
@@ -47,6 +50,11 @@ var scanners = sync.Pool{New: func() any { return new(ambiguityScanner) }}
 // linearNames is how many names of one object are compared one by one; an object with
 // more (a body may hold 100 000) keeps them in a map.
 const linearNames = 32
+
+// moreAmbiguities stands for each problem found once the list holds maxDetails: the
+// answer shows only maxDetails and counts the rest (boundedDetails), so a body of 1 MiB
+// of repeats under a long path costs a string header each, not a path each.
+const moreAmbiguities = "another field given twice or another half surrogate pair"
 
 // appendAmbiguities appends to problems what ambiguityScanner finds in body, which must
 // be valid JSON.
@@ -60,9 +68,20 @@ func appendAmbiguities(body []byte, problems []string) []string {
 	if cap(s.frames) > 64 || cap(s.names) > 4*linearNames { // a deep body's: not kept
 		return problems
 	}
+	clear(s.frames[:s.framesUsed]) // the frames' maps and lists, and the decoded names
+	clear(s.names[:s.namesUsed])
 	*s = ambiguityScanner{frames: s.frames[:0], names: s.names[:0]}
 	scanners.Put(s)
 	return problems
+}
+
+// report appends the problem what says of the value being read.
+func (s *ambiguityScanner) report(what string) {
+	if len(s.problems) >= maxDetails {
+		s.problems = append(s.problems, moreAmbiguities)
+		return
+	}
+	s.problems = append(s.problems, s.path()+": "+what)
 }
 
 // value scans the value at raw[i] and returns the index after it.
@@ -83,10 +102,14 @@ func (s *ambiguityScanner) value(i int) int {
 func (s *ambiguityScanner) object(i int) int {
 	s.frames = append(s.frames, ambiguityFrame{start: len(s.names)})
 	f := len(s.frames) - 1
+	s.framesUsed = max(s.framesUsed, len(s.frames))
 	i = skipSpace(s.raw, i+1)
 	for s.raw[i] != '}' {
 		end := skipString(s.raw, i)
-		name := span{i, end, bytes.IndexByte(s.raw[i:end], '\\') >= 0}
+		name := span{from: i, to: end}
+		if bytes.IndexByte(s.raw[i:end], '\\') >= 0 {
+			name.escaped, name.decoded = true, unquote(s.raw[i:end])
+		}
 		s.frames[f].name = name
 		s.note(f, name)
 		i = skipSpace(s.raw, end) + 1 // past the colon
@@ -115,30 +138,42 @@ func (s *ambiguityScanner) array(i int) int {
 	return i + 1
 }
 
-// name returns the name the quoted JSON string n stands for. Its escapes are not
-// checked: no field's name holds a surrogate, so such a name is already refused as an
-// unknown field.
+// unquote decodes the valid JSON string quoted.
+func unquote(quoted []byte) string {
+	var out string
+	_ = json.Unmarshal(quoted, &out) // valid JSON: it cannot fail
+	return out
+}
+
+// name returns the name n stands for. Its escapes are not checked: no field's name
+// holds a surrogate, so such a name is already refused as an unknown field.
 func (s *ambiguityScanner) name(n span) string {
-	quoted := s.raw[n.from:n.to]
-	if !n.escaped {
-		return string(quoted[1 : len(quoted)-1])
+	if n.escaped {
+		return n.decoded
 	}
-	var name string
-	_ = json.Unmarshal(quoted, &name) // valid JSON: it cannot fail
-	return name
+	return string(s.raw[n.from+1 : n.to-1])
 }
 
 // same reports whether the names a and b are one, escapes read.
-func (s *ambiguityScanner) same(a, b span) bool {
-	if !a.escaped && !b.escaped {
+func (s *ambiguityScanner) same(a, b *span) bool {
+	switch {
+	case !a.escaped && !b.escaped:
 		return bytes.Equal(s.raw[a.from:a.to], s.raw[b.from:b.to])
+	case a.escaped && b.escaped:
+		return a.decoded == b.decoded
+	case a.escaped:
+		return string(s.raw[b.from+1:b.to-1]) == a.decoded
 	}
-	return s.name(a) == s.name(b)
+	return string(s.raw[a.from+1:a.to-1]) == b.decoded
 }
 
 func (s *ambiguityScanner) among(list []span, n span) bool {
-	for _, m := range list {
-		if s.same(m, n) {
+	for i := range list {
+		m := &list[i]
+		if !m.escaped && !n.escaped && m.to-m.from != n.to-n.from {
+			continue // most names differ in length: no bytes to compare
+		}
+		if s.same(m, &n) {
 			return true
 		}
 	}
@@ -149,28 +184,29 @@ func (s *ambiguityScanner) among(list []span, n span) bool {
 // twice.
 func (s *ambiguityScanner) note(f int, n span) {
 	fr := &s.frames[f]
-	dup := false
-	switch {
-	case fr.seen != nil:
+	if fr.seen != nil {
 		name := s.name(n)
-		_, dup = fr.seen[name]
-		fr.seen[name] = struct{}{}
-	default:
-		dup = s.among(s.names[fr.start:], n)
-		s.names = append(s.names, n)
-		if len(s.names)-fr.start > linearNames {
-			fr.seen = make(map[string]struct{}, 2*linearNames)
-			for _, m := range s.names[fr.start:] {
-				fr.seen[s.name(m)] = struct{}{}
-			}
-			s.names = s.names[:fr.start]
+		reported, dup := fr.seen[name]
+		if dup && !reported {
+			s.report("given more than once in its object; send each field once")
 		}
-	}
-	if !dup || s.among(fr.reported, n) {
+		fr.seen[name] = dup
 		return
 	}
-	fr.reported = append(fr.reported, n)
-	s.problems = append(s.problems, s.path()+": given more than once in its object; send each field once")
+	dup := s.among(s.names[fr.start:], n)
+	s.names = append(s.names, n)
+	s.namesUsed = max(s.namesUsed, len(s.names))
+	if dup && !s.among(fr.reported, n) {
+		fr.reported = append(fr.reported, n)
+		s.report("given more than once in its object; send each field once")
+	}
+	if len(s.names)-fr.start > linearNames {
+		fr.seen = make(map[string]bool, 2*linearNames)
+		for _, m := range s.names[fr.start:] {
+			fr.seen[s.name(m)] = s.among(fr.reported, m)
+		}
+		s.names = s.names[:fr.start]
+	}
 }
 
 // checkEscapes reports the quoted JSON string quoted when one of its \u escapes is half
@@ -200,8 +236,7 @@ func (s *ambiguityScanner) checkEscapes(quoted []byte) {
 		case r < 0xDC00 || r > 0xDFFF:
 			continue
 		}
-		s.problems = append(s.problems, fmt.Sprintf(`%s: holds the escape \u%04x, half of a UTF-16 surrogate pair without its other half; send the character itself or both halves`,
-			s.path(), r))
+		s.report(fmt.Sprintf(`holds the escape \u%04x, half of a UTF-16 surrogate pair without its other half; send the character itself or both halves`, r))
 		return
 	}
 }
@@ -224,10 +259,14 @@ func hex4(h []byte) rune {
 }
 
 // path names the value being read as decodeObject's problems do: "guest.first_name",
-// "travellers[1].age". decodeBody scans objects only, so a path is never empty.
+// "travellers[1].age". decodeBody scans objects only, so a path is never empty. A path
+// longer than an answer shows (maxDetailBytes) is cut there.
 func (s *ambiguityScanner) path() string {
 	var b strings.Builder
 	for _, f := range s.frames {
+		if b.Len() > maxDetailBytes {
+			return truncateText(b.String(), maxDetailBytes)
+		}
 		switch {
 		case f.array:
 			fmt.Fprintf(&b, "[%d]", f.index)
@@ -238,5 +277,5 @@ func (s *ambiguityScanner) path() string {
 			b.WriteString(s.name(f.name))
 		}
 	}
-	return b.String()
+	return truncateText(b.String(), maxDetailBytes)
 }

@@ -67,6 +67,49 @@ func TestAmbiguitiesManyMembers(t *testing.T) {
 	}
 }
 
+// TestAmbiguitiesBounded: a body of 1 MiB makes no more than a string header a problem
+// past the answer's maxDetails, and no path longer than an answer shows: a long name
+// over many repeats, or many repeats deep down, must not cost a path each.
+func TestAmbiguitiesBounded(t *testing.T) {
+	long := `{"` + strings.Repeat("n", 64<<10) + `":[` + strings.Repeat(`"\ud800",`, 100_000) + `"\ud800"]}`
+	got := appendAmbiguities([]byte(long), nil)
+	if len(got) != 100_001 {
+		t.Fatalf("%d problems, want 100001", len(got))
+	}
+	size := 0
+	for i, p := range got {
+		if i >= maxDetails && p != moreAmbiguities {
+			t.Fatalf("problem %d is %.80q, want the shared placeholder", i, p)
+		}
+		size += len(p)
+	}
+	if perShown := size / len(got); perShown > 100 {
+		t.Errorf("%d bytes of problems for %d problems", size, len(got))
+	}
+	if p := got[0]; len(p) > maxDetailBytes+200 || !strings.HasSuffix(p, half) {
+		t.Errorf("first problem %d bytes: %.80q…", len(p), p)
+	}
+	// Many names, each given twice, escaped or not: one problem each.
+	var b strings.Builder
+	b.WriteString(`{"x":{`)
+	for round := range 2 {
+		for i := range 8000 {
+			if round+i > 0 {
+				b.WriteByte(',')
+			}
+			if i%2 == 0 {
+				fmt.Fprintf(&b, `"\u0061%d":0`, i)
+			} else {
+				fmt.Fprintf(&b, `"a%d":0`, i)
+			}
+		}
+	}
+	b.WriteString(`}}`)
+	if got := appendAmbiguities([]byte(b.String()), nil); len(got) != 8000 || got[0] != "x.a0"+twice {
+		t.Errorf("%d problems, first %q; want 8000, x.a0 first", len(got), got[0])
+	}
+}
+
 // FuzzAmbiguities compares the repeats found with encoding/json's reading of the names,
 // object by object, and checks that a body is refused for a lone surrogate exactly when
 // encoding/json would read one of its strings as U+FFFD without the body holding it.
@@ -80,6 +123,9 @@ func FuzzAmbiguities(f *testing.F) {
 			return
 		}
 		got := appendAmbiguities([]byte(body), nil)
+		if len(got) > maxDetails { // the rest are placeholders (TestAmbiguitiesBounded)
+			return
+		}
 		repeats, lone := refAmbiguities(t, body)
 		gotRepeats, gotLone := 0, false
 		for _, p := range got {

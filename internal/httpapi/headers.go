@@ -38,12 +38,16 @@ func headerGet(h http.Header, key string) string {
 // headerSet is h.Set(key, v) for a canonical key.
 func headerSet(h http.Header, key, v string) { h[key] = []string{v} }
 
-// oneHeader refuses with 400 a request that sends the header key more than once: which
-// of two values the API would use is a guess a proxy in front of it may make otherwise
-// (two Idempotency-Keys, two Content-Types). Two auth-api-keys are a 401 (caller).
+// oneHeader refuses with 400 a request that sends the header key more than once with
+// different values: which of them the API would use is a guess a proxy in front of it
+// may make otherwise (two Idempotency-Keys, two Content-Types). The same value twice is
+// no guess. Two auth-api-keys are a 401 (caller).
 func oneHeader(h http.Header, key string) error {
-	if n := len(h[key]); n > 1 {
-		return tradewind.Invalid([]string{fmt.Sprintf("%s: send one header, not %d", key, n)})
+	values := h[key]
+	for _, v := range values[min(1, len(values)):] {
+		if v != values[0] {
+			return tradewind.Invalid([]string{fmt.Sprintf("%s: send one header, not %d", key, len(values))})
+		}
 	}
 	return nil
 }
