@@ -229,6 +229,17 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("PATCH %s: Allow %q, want %q", path, got, want)
 			}
 		}
+		// A literal path is not read as a wildcard route's id: GET /hotels/search is
+		// not GET /hotels/{id} with the id "search".
+		for _, path := range []string{"/hotels/search", "/hotels/availability", "/activities/search", "/rentals/availability", "/packages/search", "/bookings/prebook"} {
+			if got := env.Get(p.TestKey, path).Expect(t, 405, "method_not_allowed").Header.Get("Allow"); got != "POST" {
+				t.Errorf("GET %s: Allow %q, want POST", path, got)
+			}
+			if status, _ := sendHeaders(t, env, http.MethodHead, path, "", "auth-api-key", p.TestKey); status != 405 {
+				t.Errorf("HEAD %s: %d, want 405", path, status)
+			}
+		}
+		env.Get(p.TestKey, "/hotels/search1").Expect(t, 400, "bad_request") // an id, not the search
 		env.Do(apitest.Request{Method: http.MethodPost, Path: "/hotels/search", Key: p.TestKey, Body: "{}", Header: map[string]string{"Content-Type": "text/plain"}}).Expect(t, 400, "bad_request")
 		// NUL characters are refused wherever text goes (PostgreSQL cannot store them).
 		r = env.Post(p.TestKey, "/hotels/search", map[string]any{"destination": "Lis\u0000bon", "check_in": apitest.Day(1), "check_out": apitest.Day(2)}).Expect(t, 400, "bad_request")

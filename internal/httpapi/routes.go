@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tradewind/tradewind"
@@ -102,6 +103,32 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle(Prefix+"/", fallback)
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
+	shadowedMethods(mux, allow, fallback)
+}
+
+// shadowedMethods gives the fallback (405) to a literal path called with a method that
+// only a wildcard route has: GET /hotels/search would otherwise be GET /hotels/{id} with
+// the id "search" (400 "id: must be a positive integer"), and GET /bookings/prebook a
+// booking not found. A pattern of the path and that method is more specific than the
+// wildcard's, so ServeMux prefers it.
+func shadowedMethods(mux *http.ServeMux, allow map[string][]string, fallback http.Handler) {
+	for path, methods := range allow {
+		if strings.Contains(path, "{") {
+			continue
+		}
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if slices.Contains(methods, m) {
+				continue
+			}
+			probe, err := http.NewRequest(m, path, nil)
+			if err != nil {
+				continue
+			}
+			if _, pattern := mux.Handler(probe); strings.Contains(pattern, "{") {
+				mux.Handle(m+" "+path, fallback)
+			}
+		}
+	}
 }
 
 // Routes lists every endpoint of the partner API as "METHOD /path", relative to Prefix,

@@ -59,6 +59,12 @@ func (v *Validator) Check(req *http.Request, status int, header http.Header, bod
 	}
 	r.URL.Path, r.URL.RawPath = rest, ""
 	route, params, err := v.router.FindRoute(r)
+	if err == nil && strings.Contains(route.Path, "{") && v.doc.Paths.Value(rest) != nil {
+		// OpenAPI matches a concrete path before a templated one: GET /hotels/search is
+		// the path /hotels/search, which has no GET, not GET /hotels/{id} (the router
+		// would take it for the latter).
+		err = fmt.Errorf("the path %s has no operation %s", rest, req.Method)
+	}
 	if err != nil {
 		if uerr := v.checkUnmatched(status, header, body); uerr != nil {
 			return fmt.Errorf("%s %s is not documented (%v) and its %d response is not a documented fallback: %w", req.Method, req.URL.Path, err, status, uerr)
