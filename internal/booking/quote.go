@@ -114,9 +114,6 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	if !ok {
 		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
 	}
-	if errs := foreignFields(q, pt, p.fields()); len(errs) > 0 {
-		return nil, errs.err()
-	}
 	return p, nil
 }
 
@@ -138,14 +135,17 @@ var quoteFields = func() []quoteField {
 }()
 
 // sentFields returns the JSON names of the quote fields of q that hold a value (a
-// field left at its zero value reads as not sent, and is stored as nothing).
+// field left at its zero value reads as not sent, and is stored as nothing). An empty
+// list is a zero value too: serializers that write every field send "addon_ids": [].
 func sentFields(q *QuoteRequest) []string {
 	v := reflect.ValueOf(q).Elem()
 	var out []string
 	for _, f := range quoteFields {
-		if !v.Field(f.index).IsZero() {
-			out = append(out, f.name)
+		fv := v.Field(f.index)
+		if fv.IsZero() || fv.Kind() == reflect.Slice && fv.Len() == 0 {
+			continue
 		}
+		out = append(out, f.name)
 	}
 	return out
 }
@@ -189,7 +189,9 @@ func (s *Service) validQuote(c *Caller, q *QuoteRequest) (product, error) {
 	if err != nil {
 		return nil, err
 	}
-	if errs := p.validate(q, s.todayDate()); len(errs) > 0 {
+	// Every problem at once: another product's fields beside the own fields' problems.
+	errs := foreignFields(q, tradewind.ProductType(q.ProductType), p.fields())
+	if errs = append(errs, p.validate(q, s.todayDate())...); len(errs) > 0 {
 		return nil, errs.err()
 	}
 	return p, nil

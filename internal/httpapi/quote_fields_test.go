@@ -106,3 +106,35 @@ func TestPrebookTokenWithQuoteFields(t *testing.T) {
 		env.Book(p.LiveKey, "tok", withGuest(map[string]any{"prebook_token": token})).Expect(t, 201, "")
 	})
 }
+
+// TestForeignFieldsWithTheRest: a field of another product is listed beside the
+// problems of the quote's own fields, not instead of them (every problem at once), and
+// another product's list sent empty ("addon_ids": [], as serializers that write every
+// field send it) counts as not sent, as a zero does.
+func TestForeignFieldsWithTheRest(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(apitest.Catalog())
+		env.Import(apitest.ProductsCatalog())
+		p := env.NewPartner("acme", booking.PartnerParams{})
+		q := hotelQuote(1, 2, 1, 0)
+		q["date"] = apitest.Day(1)
+		r := env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 400, "bad_request")
+		if !slices.Contains(r.Errors, "date: not a field of a hotel quote") || !slices.Contains(r.Errors, "adults is required") {
+			t.Errorf("errors %q: want the foreign field and the own field's problem", r.Errors)
+		}
+		a := activityQuote(apitest.ActivityTram, 1, 2, 0, 0)
+		delete(a, "date")
+		a["rooms"] = 1
+		r = env.Post(p.LiveKey, "/bookings/prebook", a).Expect(t, 400, "bad_request")
+		if !slices.Contains(r.Errors, "rooms: not a field of an activity quote") || !slices.Contains(r.Errors, "date is required") {
+			t.Errorf("errors %q: want the foreign field and the missing date", r.Errors)
+		}
+		h := hotelQuote(1, 2, 1, 1)
+		h["addon_ids"], h["travellers"], h["date"] = []int{}, []any{}, ""
+		env.Post(p.LiveKey, "/bookings/prebook", h).Expect(t, 200, "")
+		a = activityQuote(apitest.ActivityTram, 1, 1, 0, 0)
+		a["child_ages"] = []int{}
+		env.Post(p.LiveKey, "/bookings/prebook", a).Expect(t, 200, "")
+	})
+}
