@@ -289,6 +289,7 @@ func exercisePortalBookingFilters(t *testing.T, s store.Store) {
 	mk(p, "ACT-FILTER02", "", `{"first_name":"Alan","last_name":"Turing"}`, true, "activity", "2027-03-01", now.Add(time.Hour))
 	mk(p, "HTL-FILTER03", "PO-3", `{"first_name":"Grace","last_name":"Hopper"}`, false, "hotel", "2027-04-01", now.Add(2*time.Hour))
 	mk(q, "HTL-FILTER04", "PO-4", `{"first_name":"Ada","last_name":"Other"}`, false, "hotel", "2027-02-01", now)
+	mk(q, "HTL-FILTER05", "", `{"first_name":"Zoë","last_name":"Ñandú"}`, false, "hotel", "2027-02-01", now)
 	live, test := false, true
 	refs := func(f store.BookingFilter) []string {
 		t.Helper()
@@ -313,6 +314,11 @@ func exercisePortalBookingFilters(t *testing.T, s store.Store) {
 		{"guest name", store.BookingFilter{PartnerID: p.ID, Search: "lovelace"}, []string{"HTL-FILTER01"}},
 		{"reference", store.BookingFilter{PartnerID: p.ID, Search: "filter03"}, []string{"HTL-FILTER03"}},
 		{"partner reference, _ is no wildcard", store.BookingFilter{PartnerID: p.ID, Search: "po_"}, []string{"HTL-FILTER01"}},
+		// Case is folded beyond ASCII on both databases (SQLite's own lower() is ASCII only).
+		{"guest name, any case", store.BookingFilter{PartnerID: q.ID, Search: "ñandú"}, []string{"HTL-FILTER05"}},
+		{"guest name, upper case", store.BookingFilter{PartnerID: q.ID, Search: "ZOË ÑAND"}, []string{}},
+		{"guest name, upper case, one field", store.BookingFilter{PartnerID: q.ID, Search: "ÑANDÚ"}, []string{"HTL-FILTER05"}},
+		{"guest name, as stored", store.BookingFilter{PartnerID: q.ID, Search: "Zoë"}, []string{"HTL-FILTER05"}},
 		{"created", store.BookingFilter{PartnerID: p.ID, CreatedFrom: now.Add(30 * time.Minute), CreatedBefore: now.Add(90 * time.Minute)}, []string{"ACT-FILTER02"}},
 		{"service period overlaps", store.BookingFilter{PartnerID: p.ID, ServiceFrom: "2027-02-15", ServiceTo: "2027-04-01"}, []string{"HTL-FILTER03", "ACT-FILTER02"}},
 		{"keyset", store.BookingFilter{PartnerID: p.ID, Limit: 2}, []string{"HTL-FILTER03", "ACT-FILTER02"}},
