@@ -27,6 +27,10 @@ func checkContentType(r *http.Request, body []byte) error {
 	if err := oneHeader(r.Header, hdrContentType); err != nil {
 		return err
 	}
+	// A compressed body would otherwise fail as "not UTF-8", which says nothing of why.
+	if ce := headerGet(r.Header, "Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return tradewind.Invalid([]string{fmt.Sprintf("Content-Encoding: %.40q is not accepted; send the body uncompressed", ce)})
+	}
 	ct := headerGet(r.Header, hdrContentType)
 	if ct == "application/json" { // what ParseMediaType accepts below, without its parameter map
 		return nil
@@ -41,11 +45,18 @@ func checkContentType(r *http.Request, body []byte) error {
 // that every unknown field and every value of the wrong type is reported at once, each
 // naming its field. An empty body decodes as {} when allowEmpty.
 func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		if allowEmpty {
 			return nil
 		}
 		return tradewind.Invalid([]string{"body: a JSON object is required"})
+	}
+	if string(trimmed) == "null" { // encoding/json would read it as {}
+		return tradewind.Invalid([]string{"body: must be a JSON object"})
+	}
+	if bytes.HasPrefix(body, []byte("\uFEFF")) { // else "invalid character 'ï'"
+		return tradewind.Invalid([]string{"body: starts with a byte order mark (U+FEFF); send the JSON text without one (RFC 8259, 8.1)"})
 	}
 	// JSON is UTF-8 (RFC 8259, 8.1); encoding/json would store a broken byte as U+FFFD
 	// and echo it back, so the sender would never learn that its text was mangled.

@@ -212,6 +212,18 @@ func TestBadInput(t *testing.T) {
 		}
 		env.Post(p.TestKey, "/hotels/search", "{not json").Expect(t, 400, "bad_request")
 		env.Post(p.TestKey, "/hotels/search", "[1,2]").Expect(t, 400, "bad_request")
+		if r := env.Post(p.TestKey, "/hotels/search", " null ").Expect(t, 400, "bad_request"); len(r.Errors) != 1 || r.Errors[0] != "body: must be a JSON object" {
+			t.Errorf("a null body: errors %q", r.Errors)
+		}
+		env.Do(apitest.Request{Method: "POST", Path: "/bookings/HTL-AAAAAAAA/cancel", Key: p.LiveKey, Body: "null"}).Expect(t, 400, "bad_request")
+		// A byte order mark and a compressed body are named as such, not as bad JSON.
+		if r := env.Post(p.TestKey, "/hotels/search", "\uFEFF{}").Expect(t, 400, "bad_request"); len(r.Errors) != 1 || !strings.HasPrefix(r.Errors[0], "body: starts with a byte order mark") {
+			t.Errorf("a BOM: errors %q", r.Errors)
+		}
+		r = env.Do(apitest.Request{Method: "POST", Path: "/hotels/search", Key: p.TestKey, Body: "\x1f\x8b\x08", Header: map[string]string{"Content-Encoding": "gzip"}}).Expect(t, 400, "bad_request")
+		if len(r.Errors) != 1 || r.Errors[0] != `Content-Encoding: "gzip" is not accepted; send the body uncompressed` {
+			t.Errorf("gzip: errors %q", r.Errors)
+		}
 		env.Post(p.TestKey, "/hotels/search", "").Expect(t, 400, "bad_request")
 		env.Post(p.TestKey, "/hotels/search", strings.Repeat(" ", 2<<20)).Expect(t, 400, "bad_request")
 		env.Get(p.TestKey, "/hotels/abc").Expect(t, 400, "bad_request")
