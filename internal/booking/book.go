@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 	"unicode"
 
@@ -523,9 +524,18 @@ func bookingEventData(b *tradewind.Booking, now time.Time) map[string]any {
 // referenceShape is every reference newReference makes; anything else names no booking.
 var referenceShape = regexp.MustCompile(`^(HTL|ACT|RNT|PKG)-[A-Z0-9]{8}$`)
 
+// canonicalReference returns a booking reference as newReference spells it, and whether
+// it has the shape of one. References are upper case; one sent in lower case (a partner
+// system that folds identifiers) names the same booking rather than none.
+func canonicalReference(ref string) (string, bool) {
+	ref = strings.ToUpper(ref)
+	return ref, referenceShape.MatchString(ref)
+}
+
 // GetBooking returns the caller's booking. 404 when absent or another partner's.
 func (s *Service) GetBooking(ctx context.Context, c *Caller, reference string) (*BookingView, error) {
-	if !referenceShape.MatchString(reference) {
+	reference, ok := canonicalReference(reference)
+	if !ok {
 		return nil, notFound("Booking")
 	}
 	b, err := s.Store.BookingGetByReference(ctx, c.Partner.ID, reference)
@@ -581,7 +591,8 @@ type ending struct {
 // end cancels a booking in one transaction: status, inventory, credit and the
 // booking.cancelled event together.
 func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error) {
-	if !referenceShape.MatchString(e.reference) {
+	var ok bool
+	if e.reference, ok = canonicalReference(e.reference); !ok {
 		return nil, notFound("Booking")
 	}
 	var out *tradewind.Booking
@@ -647,7 +658,8 @@ func claimOf(b *tradewind.Booking) store.Claim {
 // Confirm is the supplier's confirmation of a pending or on_request booking (operator);
 // not_confirmable for a booking in any other state.
 func (s *Service) Confirm(ctx context.Context, reference string) (*tradewind.Booking, error) {
-	if !referenceShape.MatchString(reference) {
+	reference, ok := canonicalReference(reference)
+	if !ok {
 		return nil, notFound("Booking")
 	}
 	var out *tradewind.Booking

@@ -86,10 +86,11 @@ func ParseEventQuery(q url.Values) (EventQuery, error) {
 		}
 	}
 	if v := one("reference"); v != "" {
-		if !referenceShape.MatchString(v) {
+		ref, ok := canonicalReference(v)
+		if !ok {
 			p.add("reference: %q is not a booking reference such as HTL-7K2M9Q4X", clip(v))
 		}
-		out.Reference = v
+		out.Reference = ref
 	}
 	if n := p.queryInt(q, "per_page"); n != nil { // as every list's per_page (ParsePage)
 		if *n < 1 || *n > MaxEventPage {

@@ -198,8 +198,15 @@ func TestCancelAndStates(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := newHotelEnv(t, o)
 		ref := env.Book(p.LiveKey, "a", withGuest(hotelQuote(1, 3, 1, 1))).Expect(t, 201, "").Map(t)["reference"].(string)
+		// A reference in lower case names the same booking, and is answered as spelt.
+		if got := env.Get(p.LiveKey, "/bookings/"+strings.ToLower(ref)).Expect(t, 200, "").Map(t)["reference"]; got != ref {
+			t.Errorf("GET in lower case: reference %v, want %s", got, ref)
+		}
+		if got := env.Get(p.LiveKey, "/events?reference="+strings.ToLower(ref)).Expect(t, 200, ""); len(got.Maps(t)) != 1 {
+			t.Errorf("events of the reference in lower case: %s", got.Raw)
+		}
 		// A live booking releases its credit and rooms whichever key cancels it.
-		res := env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.TestKey, Body: map[string]any{"reason": "guest changed plans"}}).Expect(t, 200, "").Map(t)
+		res := env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + strings.ToLower(ref) + "/cancel", Key: p.TestKey, Body: map[string]any{"reason": "guest changed plans"}}).Expect(t, 200, "").Map(t)
 		if res["reference"] != ref || res["status"] != "cancelled" {
 			t.Errorf("cancel = %v", res)
 		}
