@@ -96,8 +96,11 @@ func validateGuest(p *problems, g *Guest) {
 		p.add("guest.name is required")
 	}
 	p.maxLen("guest.name", g.Name, 200)
+	p.lineText("guest.name", g.Name)
 	p.maxLen("guest.email", g.Email, 254)
+	p.email("guest.email", g.Email)
 	p.maxLen("guest.phone", g.Phone, 40)
+	p.lineText("guest.phone", g.Phone)
 	p.maxLen("guest.special_requests", g.SpecialRequests, 1000)
 }
 

@@ -61,6 +61,7 @@ func (p *problems) personName(field, name string) {
 		p.add("%s is required", field)
 	}
 	p.maxLen(field, name, maxNameLen)
+	p.lineText(field, name)
 }
 
 // birthDate checks a traveller's birth date: required for a child or an infant, and a

@@ -2,7 +2,9 @@ package booking
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -149,6 +151,39 @@ func (p *problems) positiveID(field string, id int64) {
 func (p *problems) maxLen(field, v string, n int) {
 	if len([]rune(v)) > n {
 		p.add("%s: at most %d characters", field, n)
+	}
+}
+
+// lineText refuses in a one-line text (a name, a phone) what would change how it reads
+// rather than what it says: control characters (a line break, an escape) and the
+// bidirectional controls that reorder the text around them, so that a name shown in the
+// portal or on a voucher is the name that was sent ("Ana" + U+202E + "avlis" would show
+// as "Anasilva" read backwards).
+func (p *problems) lineText(field, v string) {
+	for _, r := range v {
+		if unicode.IsControl(r) || bidiControl(r) {
+			p.add("%s: holds the control character %U; send plain text", field, r)
+			return
+		}
+	}
+}
+
+// bidiControl reports whether r is one of Unicode's bidirectional formatting controls.
+func bidiControl(r rune) bool {
+	return r == '\u200E' || r == '\u200F' || r == '\u061C' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
+}
+
+// email checks the shape of an e-mail address: one @ between a local part and a domain
+// with a dot, no spaces or controls. Mail is never sent to it here; the check catches a
+// field filled with something else (a name, "n/a") before a voucher goes nowhere.
+func (p *problems) email(field, v string) {
+	if v == "" {
+		return
+	}
+	local, domain, ok := strings.Cut(v, "@")
+	if !ok || local == "" || strings.Contains(domain, "@") || !strings.Contains(strings.Trim(domain, "."), ".") ||
+		strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || bidiControl(r) }) {
+		p.add("%s: %q is not an e-mail address such as ana@example.com", field, clip(v))
 	}
 }
 

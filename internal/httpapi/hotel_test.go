@@ -382,3 +382,28 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestGuestText: a guest's name and phone are one line of plain text (no control or
+// bidirectional formatting character, which would change how the portal or a voucher
+// shows them), and an e-mail has the shape of one; every problem is listed at once.
+func TestGuestText(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		q := hotelQuote(1, 2, 1, 1)
+		q["guest"] = map[string]any{"name": "Ana \u202eavliS", "email": "not-an-email", "phone": "+351\n21"}
+		r := env.Book(p.LiveKey, "text-1", q).Expect(t, 400, "bad_request")
+		for _, want := range []string{"guest.name: holds the control character U+202E; send plain text",
+			`guest.email: "not-an-email" is not an e-mail address such as ana@example.com`,
+			"guest.phone: holds the control character U+000A; send plain text"} {
+			if !contains(r.Errors, want) {
+				t.Errorf("errors %q lack %q", r.Errors, want)
+			}
+		}
+		for _, email := range []string{"a@b", "@example.com", "a b@example.com", "a@@example.com", "ana@example."} {
+			q["guest"] = map[string]any{"name": "Ana", "email": email}
+			env.Book(p.LiveKey, "text-2", q).Expect(t, 400, "bad_request")
+		}
+		q["guest"] = map[string]any{"name": "Zoë Ñandú 北京", "email": "zoë+trip@exämple.pt", "phone": "+351 21 000 0000"}
+		env.Book(p.LiveKey, "text-3", q).Expect(t, 201, "")
+	})
+}
