@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -212,9 +213,7 @@ func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string
 		if decodePlain(val, target) {
 			continue
 		}
-		if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
-			*problems = append(*problems, fmt.Sprintf("%s%s: must be %s", prefix, m.name, describe(target.Type())))
-		}
+		decodeValue(val, target, prefix+string(m.name), problems)
 	}
 }
 
@@ -359,6 +358,82 @@ func decodePlain(val []byte, target reflect.Value) bool {
 		return true
 	}
 	return false
+}
+
+// decodeValue decodes the valid JSON value val into target with json.Unmarshal, and an
+// integer written as a number with a fraction or an exponent (2.0, 1e3: integers to
+// JSON Schema, which the OpenAPI document's "integer" follows) into an integer field.
+// It words the problem of a value of the wrong type, and of an integer beyond range.
+func decodeValue(val []byte, target reflect.Value, field string, problems *[]string) {
+	switch n, state := integral(val); {
+	case state == notIntegral || !isIntTarget(target):
+	case state == outOfRange:
+		*problems = append(*problems, fmt.Sprintf("%s: %.40s is out of range", field, val))
+		return
+	case target.Type() == intPtrType:
+		p := new(int)
+		*p = int(n)
+		target.Set(reflect.ValueOf(p))
+		return
+	default:
+		target.SetInt(n)
+		return
+	}
+	if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
+		*problems = append(*problems, fmt.Sprintf("%s: must be %s", field, describe(target.Type())))
+	}
+}
+
+func isIntTarget(target reflect.Value) bool {
+	switch target.Type() {
+	case intType, int64Type, intPtrType:
+		return true
+	}
+	return false
+}
+
+// What integral found of a JSON value.
+const (
+	notIntegral = iota // not a number, or one with a fraction: for json.Unmarshal to refuse
+	isIntegral
+	outOfRange
+)
+
+// maxExact bounds the integers a float64 reads exactly: from it on, a number written
+// as 9007199254740993.0 could read as its neighbour.
+const maxExact = 1 << 53
+
+// integral reads the valid JSON value val as an integer: a plain one past int64 is out
+// of range; one with a fraction or an exponent counts when it is whole and smaller
+// than maxExact.
+func integral(val []byte) (int64, int) {
+	if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
+		return 0, notIntegral
+	}
+	if !bytes.ContainsAny(val, ".eE") {
+		if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
+			return n, isIntegral
+		}
+		return 0, outOfRange
+	}
+	f, err := strconv.ParseFloat(string(val), 64)
+	switch {
+	case err != nil || math.Abs(f) >= maxExact:
+		return 0, outOfRange // past float64, or too large to be read exactly
+	case f != math.Trunc(f):
+		return 0, notIntegral
+	case f == 0 && bytes.ContainsAny(mantissa(val), "123456789"):
+		return 0, notIntegral // 1e-400: no integer, though it reads as 0
+	}
+	return int64(f), isIntegral
+}
+
+// mantissa returns the digits of the JSON number val before its exponent.
+func mantissa(val []byte) []byte {
+	if i := bytes.IndexAny(val, "eE"); i >= 0 {
+		return val[:i]
+	}
+	return val
 }
 
 // decodeArray decodes a JSON array of objects into slice v element by element, so that
