@@ -387,7 +387,8 @@ func TestServePlainHTTPRefused(t *testing.T) {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {
-			err := run(ctx, append([]string{"--db", dsn, "serve", "--log-level", "warn"}, args...),
+			// The portal on a port of its own: the default 8081 may be another server's.
+			err := run(ctx, append([]string{"--db", dsn, "serve", "--portal-addr", "127.0.0.1:0", "--log-level", "warn"}, args...),
 				func(k string) string { return env[k] }, strings.NewReader(""), pw, io.Discard)
 			pw.CloseWithError(err)
 			done <- err

@@ -531,8 +531,21 @@ var referenceShape = regexp.MustCompile(`^(HTL|ACT|RNT|PKG)-[A-Z0-9]{8}$`)
 // it has the shape of one. References are upper case; one sent in lower case (a partner
 // system that folds identifiers) names the same booking rather than none.
 func canonicalReference(ref string) (string, bool) {
-	ref = strings.ToUpper(ref)
+	// ASCII letters only: strings.ToUpper would also turn "ſ" into "S".
+	ref = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
+	}, ref)
 	return ref, referenceShape.MatchString(ref)
+}
+
+// CanonicalReference is canonicalReference for the portal's pages, which read a
+// booking by its reference as the API does.
+func CanonicalReference(ref string) string {
+	ref, _ = canonicalReference(ref)
+	return ref
 }
 
 // GetBooking returns the caller's booking. 404 when absent or another partner's.

@@ -248,6 +248,8 @@ func TestTravellerRules(t *testing.T) {
 			[]string{"travellers[0].birth_date is required for a child"}},
 		{"born tomorrow", Traveller{Type: "infant", FirstName: "C", LastName: "S", BirthDate: "2026-03-11"},
 			[]string{"2026-03-11 is in the future"}},
+		{"a name that reads backwards", Traveller{Type: "adult", FirstName: "Ana\u202e", LastName: "S\nilva"},
+			[]string{"travellers[0].first_name: holds the control character U+202E", "travellers[0].last_name: holds the control character U+000A"}},
 		{"every problem", Traveller{Type: "pet", LastName: strings.Repeat("x", 101), Nationality: "xx"},
 			[]string{`type: "pet" must be adult, child or infant`, "first_name is required", "last_name: at most 100",
 				`travellers[0].nationality: "xx"`}},

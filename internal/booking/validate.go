@@ -2,6 +2,7 @@ package booking
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -155,22 +156,27 @@ func (p *problems) maxLen(field, v string, n int) {
 }
 
 // lineText refuses in a one-line text (a name, a phone) what would change how it reads
-// rather than what it says: control characters (a line break, an escape) and the
-// bidirectional controls that reorder the text around them, so that a name shown in the
-// portal or on a voucher is the name that was sent ("Ana" + U+202E + "avlis" would show
-// as "Anasilva" read backwards).
+// rather than what it says, so that a name shown in the portal or on a voucher is the
+// name that was sent: control characters (a line break, an escape), line and paragraph
+// separators, and format characters, among them the bidirectional controls that
+// reorder the text around them ("Ana" + U+202E + "avliS" shows as "Ana Silva" read
+// backwards) and invisible ones (U+200B, U+FEFF). The joiners U+200C and U+200D stay:
+// Persian and Indic names, and emoji, need them.
 func (p *problems) lineText(field, v string) {
 	for _, r := range v {
-		if unicode.IsControl(r) || bidiControl(r) {
+		if notPlain(r) {
 			p.add("%s: holds the control character %U; send plain text", field, r)
 			return
 		}
 	}
 }
 
-// bidiControl reports whether r is one of Unicode's bidirectional formatting controls.
-func bidiControl(r rune) bool {
-	return r == '\u200E' || r == '\u200F' || r == '\u061C' || r >= '\u202A' && r <= '\u202E' || r >= '\u2066' && r <= '\u2069'
+// notPlain reports whether r is a character lineText refuses.
+func notPlain(r rune) bool {
+	if r == '\u200C' || r == '\u200D' {
+		return false
+	}
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // email checks the shape of an e-mail address: one @ between a local part and a domain
@@ -180,9 +186,13 @@ func (p *problems) email(field, v string) {
 	if v == "" {
 		return
 	}
-	local, domain, ok := strings.Cut(v, "@")
-	if !ok || local == "" || strings.Contains(domain, "@") || !strings.Contains(strings.Trim(domain, "."), ".") ||
-		strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || bidiControl(r) }) {
+	// Spaces around it are a paste's, not the address's: it is checked without them.
+	addr := strings.TrimSpace(v)
+	local, domain, ok := strings.Cut(addr, "@")
+	labels := strings.Split(domain, ".")
+	if !ok || local == "" || len(labels) < 2 || slices.Contains(labels, "") ||
+		strings.Contains(domain, "@") ||
+		strings.ContainsFunc(addr, func(r rune) bool { return unicode.IsSpace(r) || notPlain(r) || r == '<' || r == '>' }) {
 		p.add("%s: %q is not an e-mail address such as ana@example.com", field, clip(v))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -260,22 +261,40 @@ func hex4(h []byte) rune {
 
 // path names the value being read as decodeObject's problems do: "guest.first_name",
 // "travellers[1].age". decodeBody scans objects only, so a path is never empty. A path
-// longer than an answer shows (maxDetailBytes) is cut there.
+// is cut at maxDetailBytes, what an answer shows, before a long name is copied whole.
 func (s *ambiguityScanner) path() string {
 	var b strings.Builder
-	for _, f := range s.frames {
-		if b.Len() > maxDetailBytes {
-			return truncateText(b.String(), maxDetailBytes)
+	write := func(text string) bool {
+		room := maxDetailBytes - b.Len()
+		if len(text) > room {
+			b.WriteString(truncateText(text, max(room, 0)))
+			return false
 		}
+		b.WriteString(text)
+		return true
+	}
+	for _, f := range s.frames {
+		var ok bool
 		switch {
 		case f.array:
-			fmt.Fprintf(&b, "[%d]", f.index)
+			ok = write("[" + strconv.Itoa(f.index) + "]")
 		case b.Len() == 0:
-			b.WriteString(s.name(f.name))
+			ok = write(s.shortName(f.name))
 		default:
-			b.WriteByte('.')
-			b.WriteString(s.name(f.name))
+			ok = write(".") && write(s.shortName(f.name))
+		}
+		if !ok {
+			break
 		}
 	}
-	return truncateText(b.String(), maxDetailBytes)
+	return b.String()
+}
+
+// shortName is name(n), of at most maxDetailBytes+1 bytes read: enough for path to
+// see that it must cut it, without copying a name of a megabyte.
+func (s *ambiguityScanner) shortName(n span) string {
+	if n.escaped {
+		return n.decoded
+	}
+	return string(s.raw[n.from+1 : min(n.to-1, n.from+2+maxDetailBytes)])
 }

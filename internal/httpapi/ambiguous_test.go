@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -88,6 +89,18 @@ func TestAmbiguitiesBounded(t *testing.T) {
 	}
 	if p := got[0]; len(p) > maxDetailBytes+200 || !strings.HasSuffix(p, half) {
 		t.Errorf("first problem %d bytes: %.80q…", len(p), p)
+	}
+	// A name of a megabyte over the problems shown is not copied for each of them.
+	huge := []byte(`{"` + strings.Repeat("n", 1000<<10) + `":[` + strings.Repeat(`"\ud800",`, 49) + `"\ud800"]}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got = appendAmbiguities(huge, nil)
+	runtime.ReadMemStats(&after)
+	if len(got) != 50 || len(got[0]) > maxDetailBytes+200 {
+		t.Errorf("%d problems, the first of %d bytes", len(got), len(got[0]))
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4*uint64(len(huge)) {
+		t.Errorf("the scan of a %d-byte body allocated %d bytes", len(huge), n)
 	}
 	// Many names, each given twice, escaped or not: one problem each.
 	var b strings.Builder

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -368,7 +367,7 @@ func decodeValue(val []byte, target reflect.Value, field string, problems *[]str
 	switch n, state := integral(val); {
 	case state == notIntegral || !isIntTarget(target):
 	case state == outOfRange:
-		*problems = append(*problems, fmt.Sprintf("%s: %.40s is out of range", field, val))
+		*problems = append(*problems, fmt.Sprintf("%s: %s is out of range", field, truncateText(string(val), 40)))
 		return
 	case target.Type() == intPtrType:
 		p := new(int)
@@ -399,41 +398,51 @@ const (
 	outOfRange
 )
 
-// maxExact bounds the integers a float64 reads exactly: from it on, a number written
-// as 9007199254740993.0 could read as its neighbour.
-const maxExact = 1 << 53
-
-// integral reads the valid JSON value val as an integer: a plain one past int64 is out
-// of range; one with a fraction or an exponent counts when it is whole and smaller
-// than maxExact.
+// integral reads the valid JSON value val as an integer, from its decimal text (a
+// float64 would round 2.9999999999999999 to 3): a number is integral when the digits its
+// exponent leaves after the point are all 0, and out of range past int64.
 func integral(val []byte) (int64, int) {
 	if len(val) == 0 || (val[0] != '-' && (val[0] < '0' || val[0] > '9')) {
 		return 0, notIntegral
 	}
-	if !bytes.ContainsAny(val, ".eE") {
-		if n, err := strconv.ParseInt(string(val), 10, 64); err == nil {
-			return n, isIntegral
+	neg, num := val[0] == '-', val
+	if neg {
+		num = val[1:]
+	}
+	mant, exp := num, 0
+	if i := bytes.IndexAny(num, "eE"); i >= 0 {
+		mant = num[:i]
+		e, err := strconv.Atoi(strings.TrimPrefix(string(num[i+1:]), "+"))
+		if err != nil || e > 1000 || e < -1000 { // a number so far from 1 is no count or id
+			e = max(min(e, 1001), -1001)
 		}
+		exp = e
+	}
+	intPart, frac, _ := bytes.Cut(mant, []byte("."))
+	all := string(intPart) + string(frac)
+	digits := strings.TrimLeft(all, "0")
+	point := len(intPart) + exp - (len(all) - len(digits)) // where the decimal point falls in digits
+	switch {
+	case digits == "":
+		return 0, isIntegral // 0, -0.0, 0e5
+	case point < len(digits) && strings.Trim(digits[max(point, 0):], "0") != "":
+		return 0, notIntegral // 2.5, 1e-400
+	case point > 19:
 		return 0, outOfRange
 	}
-	f, err := strconv.ParseFloat(string(val), 64)
-	switch {
-	case err != nil || math.Abs(f) >= maxExact:
-		return 0, outOfRange // past float64, or too large to be read exactly
-	case f != math.Trunc(f):
-		return 0, notIntegral
-	case f == 0 && bytes.ContainsAny(mantissa(val), "123456789"):
-		return 0, notIntegral // 1e-400: no integer, though it reads as 0
+	if point < len(digits) {
+		digits = digits[:point]
+	} else {
+		digits += strings.Repeat("0", point-len(digits))
 	}
-	return int64(f), isIntegral
-}
-
-// mantissa returns the digits of the JSON number val before its exponent.
-func mantissa(val []byte) []byte {
-	if i := bytes.IndexAny(val, "eE"); i >= 0 {
-		return val[:i]
+	if neg {
+		digits = "-" + digits
 	}
-	return val
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, outOfRange
+	}
+	return n, isIntegral
 }
 
 // decodeArray decodes a JSON array of objects into slice v element by element, so that

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,7 +156,10 @@ func TestIntegersWrittenAsNumbers(t *testing.T) {
 		`{"hotel_id":-0.0,"adults":1.000}`:            {0, 1, nil},
 		`{"hotel_id":99999999999999999999}`:           {0, 0, []string{"hotel_id: 99999999999999999999 is out of range"}},
 		`{"hotel_id":1e400}`:                          {0, 0, []string{"hotel_id: 1e400 is out of range"}},
-		`{"hotel_id":9007199254740993.0}`:             {0, 0, []string{"hotel_id: 9007199254740993.0 is out of range"}},
+		`{"hotel_id":9007199254740993.0}`:             {9007199254740993, 0, nil},
+		`{"hotel_id":2.9999999999999999}`:             {0, 0, []string{"hotel_id: must be an integer"}},
+		`{"hotel_id":4503599627370496.5}`:             {0, 0, []string{"hotel_id: must be an integer"}},
+		`{"hotel_id":1230e-1}`:                        {123, 0, nil},
 		`{"hotel_id":2.5,"adults":1e-400}`:            {0, 0, []string{"adults: must be an integer", "hotel_id: must be an integer"}},
 		`{"hotel_id":9223372036854775807,"adults":3}`: {9223372036854775807, 3, nil},
 	} {
@@ -169,4 +174,41 @@ func TestIntegersWrittenAsNumbers(t *testing.T) {
 			t.Errorf("%s: hotel %d, adults %d, %q; want %d, %d, %q", body, req.HotelID, adults, problems, want.hotel, want.adults, want.problems)
 		}
 	}
+}
+
+// FuzzIntegral compares integral with exact arithmetic (math/big) on JSON numbers whose
+// exponent is small enough for big.Rat to expand.
+func FuzzIntegral(f *testing.F) {
+	for _, n := range []string{"2", "2.0", "2.9999999999999999", "4503599627370496.5", "1E+2", "-0.0", "0.0001e4", "1e-400",
+		"9223372036854775807", "-9223372036854775808", "9223372036854775808", "12.30e-1", "1230e-2"} {
+		f.Add(n)
+	}
+	f.Fuzz(func(t *testing.T, n string) {
+		var num json.Number
+		if json.Unmarshal([]byte(n), &num) != nil || n != strings.TrimSpace(n) || n == "" || n[0] == '"' {
+			return
+		}
+		if i := strings.IndexAny(n, "eE"); i >= 0 {
+			if e, err := strconv.Atoi(strings.TrimPrefix(n[i+1:], "+")); err != nil || e > 60 || e < -60 {
+				return
+			}
+		}
+		r, ok := new(big.Rat).SetString(n)
+		if !ok {
+			t.Fatalf("big.Rat cannot read %q", n)
+		}
+		got, state := integral([]byte(n))
+		switch {
+		case !r.IsInt():
+			if state != notIntegral {
+				t.Errorf("%s: %d, %d; want not integral", n, got, state)
+			}
+		case !r.Num().IsInt64():
+			if state != outOfRange {
+				t.Errorf("%s: %d, %d; want out of range", n, got, state)
+			}
+		case state != isIntegral || got != r.Num().Int64():
+			t.Errorf("%s: %d, %d; want %s", n, got, state, r.Num())
+		}
+	})
 }

@@ -114,7 +114,7 @@ type DeliveryDetail struct {
 
 // Booking returns the member's booking. 404 when absent or another partner's.
 func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*BookingDetail, error) {
-	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, reference)
+	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, booking.CanonicalReference(reference))
 	if err != nil || b.PartnerID != m.Partner.ID {
 		return nil, notFound("Booking")
 	}
@@ -161,7 +161,7 @@ func (s *Service) attempts(ctx context.Context, ds []*store.Delivery) ([]*Delive
 // CancelBooking cancels the member's booking through the API's one cancel: the same
 // rules, inventory and credit released, booking.cancelled emitted; and audits it.
 func (s *Service) CancelBooking(ctx context.Context, m *Member, reference, addr string) error {
-	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, reference)
+	b, err := s.store.BookingGetByReference(ctx, m.Partner.ID, booking.CanonicalReference(reference))
 	if err != nil || b.PartnerID != m.Partner.ID {
 		return notFound("Booking")
 	}
@@ -169,10 +169,10 @@ func (s *Service) CancelBooking(ctx context.Context, m *Member, reference, addr 
 	if b.Test {
 		mode = tradewind.ModeTest
 	}
-	if _, err := s.booking.Cancel(ctx, booking.PortalCaller(m.Partner, mode), reference, ""); err != nil {
+	if _, err := s.booking.Cancel(ctx, booking.PortalCaller(m.Partner, mode), b.Reference, ""); err != nil {
 		return err
 	}
-	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "booking.cancelled", reference, addr)
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "booking.cancelled", b.Reference, addr)
 	return nil
 }
 

@@ -219,6 +219,9 @@ func TestPagesShowThePartnersData(t *testing.T) {
 		if body := owner.get("/bookings/" + live).body; !strings.Contains(body, "booking.cancelled") {
 			t.Error("timeline lacks booking.cancelled")
 		}
+		if res := owner.get("/bookings/" + strings.ToLower(live)); res.status != http.StatusOK || !strings.Contains(res.body, live) {
+			t.Errorf("the booking's page by its reference in lower case: %d", res.status)
+		}
 		if body := owner.get("/keys").body; !strings.Contains(body, a.LiveKey[:12]) || strings.Contains(body, a.LiveKey) {
 			t.Error("keys page")
 		}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql/driver"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -22,7 +23,13 @@ func init() {
 			return strings.ToLower(v), nil
 		case []byte:
 			return strings.ToLower(string(v)), nil
-		default: // a number: lower() of its text, as SQLite's own
+		case float64: // lower() of a number is its text, as SQLite writes it: 2.0, not 2
+			text := strconv.FormatFloat(v, 'g', -1, 64)
+			if !strings.ContainsAny(text, ".eIN") {
+				text += ".0"
+			}
+			return text, nil
+		default:
 			return fmt.Sprint(v), nil
 		}
 	})
