@@ -180,8 +180,9 @@ func notPlain(r rune) bool {
 }
 
 // email checks the shape of an e-mail address: one @ between a local part and a domain
-// with a dot, no spaces or controls. Mail is never sent to it here; the check catches a
-// field filled with something else (a name, "n/a") before a voucher goes nowhere.
+// of two or more non-empty labels, no spaces, controls or angle brackets inside. Mail is
+// never sent to it here; the check catches a field filled with something else (a name,
+// "n/a") before a voucher goes nowhere.
 func (p *problems) email(field, v string) {
 	if v == "" {
 		return
