@@ -445,6 +445,7 @@ func (s *Service) CheckBook(c *Caller, req *BookRequest) error {
 	var p problems
 	validateGuest(&p, req.Guest)
 	p.maxLen("partner_reference", req.PartnerReference, 64)
+	p.lineText("partner_reference", req.PartnerReference) // shown in the portal and in lists
 	if req.PrebookToken != "" {
 		// The token carries the quote: only travellers may be named next to it.
 		for _, name := range sentFields(&req.QuoteRequest) {

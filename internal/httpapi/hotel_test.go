@@ -408,6 +408,11 @@ func TestGuestText(t *testing.T) {
 			q["guest"] = map[string]any{"name": name}
 			env.Book(p.LiveKey, "text-2", q).Expect(t, 400, "bad_request")
 		}
+		delete(q, "guest")
+		r = env.Book(p.LiveKey, "text-2", withGuest(q, "partner_reference", "PO-\u202e1")).Expect(t, 400, "bad_request")
+		if !contains(r.Errors, "partner_reference: holds the control character U+202E; send plain text") {
+			t.Errorf("a partner reference with a bidi control: errors %q", r.Errors)
+		}
 		// Any letters, the joiners that Persian names and emoji need, and spaces around
 		// an e-mail pasted with them are welcome.
 		q["guest"] = map[string]any{"name": "Zoë Ñandú 北京 نیلوفر\u200cها 👩\u200d👩\u200d👧", "email": " zoë+trip@mail.exämple.pt ", "phone": "+351 21 000 0000"}
