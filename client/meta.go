@@ -41,6 +41,8 @@ type Ping struct {
 	Products    []string  `json:"products"`     // the product types the key enables
 	Scopes      []string  `json:"scopes"`
 	ServerTime  time.Time `json:"server_time"`
+	// KeyExpiresAt is when the key stops working; nil when it does not expire.
+	KeyExpiresAt *time.Time `json:"key_expires_at"`
 }
 
 // Ping verifies the credentials (GET /meta/ping).

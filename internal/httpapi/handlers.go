@@ -39,6 +39,9 @@ type PingData struct {
 	Products    []string              `json:"products"`
 	Scopes      []tradewind.Scope     `json:"scopes"`
 	ServerTime  time.Time             `json:"server_time"`
+	// KeyExpiresAt is when the key used stops working, null when it does not expire:
+	// a partner's monitoring can warn before its integration fails with 401.
+	KeyExpiresAt *time.Time `json:"key_expires_at"`
 }
 
 func (s *Server) ping(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
@@ -53,9 +56,14 @@ func (s *Server) ping(r *http.Request, c *booking.Caller, _ []byte) (*response, 
 		status = "blocked"
 	}
 	scopes := append([]tradewind.Scope{}, c.Key.Scopes...)
+	var expires *time.Time
+	if !c.Key.ExpiresAt.IsZero() {
+		at := c.Key.ExpiresAt.UTC()
+		expires = &at
+	}
 	return withMessage(http.StatusOK, "pong", PingData{Partner: c.Partner.Name, Status: status, PricingMode: c.Partner.PricingMode,
 		Mode: string(c.Key.Mode), Sandbox: c.Test(), Products: products, Scopes: scopes,
-		ServerTime: s.cfg.Clock.Now().UTC().Truncate(time.Second)}), nil
+		ServerTime: s.cfg.Clock.Now().UTC().Truncate(time.Second), KeyExpiresAt: expires}), nil
 }
 
 // CreditData is the data of GET /meta/credit.

@@ -58,8 +58,13 @@ func TestAuthentication(t *testing.T) {
 		}
 
 		// Expired and revoked keys are 401 and the message does not say which.
+		if live["key_expires_at"] != nil {
+			t.Errorf("a key that does not expire: key_expires_at %v, want null", live["key_expires_at"])
+		}
 		expiring := env.NewKey("acme", booking.KeyParams{Mode: "live", ExpiresAt: apitest.Start.Add(time.Hour)})
-		env.Get(expiring, "/meta/ping").Expect(t, 200, "")
+		if got := env.Get(expiring, "/meta/ping").Expect(t, 200, "").Map(t)["key_expires_at"]; got != apitest.Start.Add(time.Hour).UTC().Format(time.RFC3339) {
+			t.Errorf("key_expires_at %v, want %s", got, apitest.Start.Add(time.Hour).UTC().Format(time.RFC3339))
+		}
 		env.Clock.Advance(2 * time.Hour)
 		expired := env.Get(expiring, "/meta/ping").Expect(t, 401, "unauthorized")
 		k, err := env.Store.KeyListByPartner(t.Context(), p.ID)
