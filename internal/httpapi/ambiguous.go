@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf16"
 )
 
 // A body can be valid JSON and still leave its reader to guess what it says. Two such
@@ -226,15 +228,13 @@ func (s *ambiguityScanner) checkEscapes(quoted []byte) {
 		}
 		r := hex4(quoted[i+1 : i+5])
 		i += 4
-		switch {
-		case r >= 0xD800 && r < 0xDC00:
-			if i+6 < len(quoted) && quoted[i+1] == '\\' && quoted[i+2] == 'u' {
-				if low := hex4(quoted[i+3 : i+7]); low >= 0xDC00 && low <= 0xDFFF {
-					i += 6
-					continue
-				}
-			}
-		case r < 0xDC00 || r > 0xDFFF:
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		// A high half followed by the escape of a low one is a pair: one character.
+		if i+6 < len(quoted) && quoted[i+1] == '\\' && quoted[i+2] == 'u' &&
+			utf16.DecodeRune(r, hex4(quoted[i+3:i+7])) != unicode.ReplacementChar {
+			i += 6
 			continue
 		}
 		s.report(fmt.Sprintf(`holds the escape \u%04x, half of a UTF-16 surrogate pair without its other half; send the character itself or both halves`, r))

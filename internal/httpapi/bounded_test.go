@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/apitest"
-	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -15,10 +14,7 @@ import (
 // then one entry saying how many more (decisions.md); the answer stays small.
 func TestErrorListsAreBounded(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		env.Import(apitest.ProductsCatalog())
-		p := env.NewPartner("acme", booking.PartnerParams{})
+		env, p := newCatalogsEnv(t, o)
 		long := strings.Repeat("x", 150) // quoted back in each problem
 		many := func(n int, v any) []any {
 			out := make([]any, n)

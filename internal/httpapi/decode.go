@@ -28,7 +28,7 @@ func checkContentType(r *http.Request, body []byte) error {
 		return err
 	}
 	// A compressed body would otherwise fail as "not UTF-8", which says nothing of why.
-	if ce := headerGet(r.Header, "Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	if ce := headerGet(r.Header, hdrContentEnc); ce != "" && !strings.EqualFold(ce, "identity") {
 		return tradewind.Invalid([]string{fmt.Sprintf("Content-Encoding: %.40q is not accepted; send the body uncompressed", ce)})
 	}
 	ct := headerGet(r.Header, hdrContentType)

@@ -16,6 +16,7 @@ const (
 	hdrAPIKey         = "Auth-Api-Key" // HeaderAPIKey
 	hdrRequestID      = "X-Request-Id"
 	hdrContentType    = "Content-Type"
+	hdrContentEnc     = "Content-Encoding"
 	hdrContentLength  = "Content-Length"
 	hdrNoSniff        = "X-Content-Type-Options"
 	hdrCacheControl   = "Cache-Control"

@@ -12,7 +12,7 @@ import (
 // find and set what Header.Get and Header.Set would.
 func TestCanonicalHeaderNames(t *testing.T) {
 	for name, documented := range map[string]string{
-		hdrAPIKey: HeaderAPIKey, hdrRequestID: "x-request-id", hdrContentType: "content-type",
+		hdrAPIKey: HeaderAPIKey, hdrRequestID: "x-request-id", hdrContentType: "content-type", hdrContentEnc: "content-encoding",
 		hdrContentLength: "content-length", hdrNoSniff: "x-content-type-options", hdrCacheControl: "cache-control",
 		hdrIdempotencyKey: HeaderIdempotencyKey, hdrScenario: booking.HeaderScenario,
 		hdrRateLimitLimit: HeaderRateLimitLimit, hdrRateLimitRemaining: HeaderRateLimitRemaining, hdrRateLimitReset: HeaderRateLimitReset,

@@ -20,6 +20,16 @@ func newProductsEnv(t *testing.T, o storetest.Opener) (*apitest.Env, *apitest.Pa
 	return env, env.NewPartner("acme", booking.PartnerParams{})
 }
 
+// newCatalogsEnv starts the API over both test catalogs, hotels and the other products,
+// with one net-pricing partner.
+func newCatalogsEnv(t *testing.T, o storetest.Opener) (*apitest.Env, *apitest.Partner) {
+	t.Helper()
+	env := apitest.New(t, o)
+	env.Import(apitest.Catalog())
+	env.Import(apitest.ProductsCatalog())
+	return env, env.NewPartner("acme", booking.PartnerParams{})
+}
+
 // idsOf returns the idField of every entry of the data array named list, in order.
 func idsOf(t *testing.T, r *apitest.Response, list, idField string) []int64 {
 	t.Helper()

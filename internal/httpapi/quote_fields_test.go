@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tradewind/tradewind/internal/apitest"
-	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
@@ -16,10 +15,7 @@ import (
 // naming it, on prebook and on a direct booking, and nothing is booked or stored.
 func TestForeignQuoteFieldsRefused(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		env.Import(apitest.ProductsCatalog())
-		p := env.NewPartner("acme", booking.PartnerParams{})
+		env, p := newCatalogsEnv(t, o)
 		garbage := map[string]any{"hotel_id": 1, "room_id": 1, "activity_id": 1, "rental_id": 1, "space_id": -3,
 			"package_id": 1, "departure_id": -1, "travel_date": "yesterday", "addon_ids": []int{-1, -1}, "check_in": "2026-02-31",
 			"check_out": "nope", "date": "soon", "rooms": -2, "guests": -5, "child_ages": []int{99}, "nationality_code": "zz",
@@ -113,10 +109,7 @@ func TestPrebookTokenWithQuoteFields(t *testing.T) {
 // field send it) counts as not sent, as a zero does.
 func TestForeignFieldsWithTheRest(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
-		env := apitest.New(t, o)
-		env.Import(apitest.Catalog())
-		env.Import(apitest.ProductsCatalog())
-		p := env.NewPartner("acme", booking.PartnerParams{})
+		env, p := newCatalogsEnv(t, o)
 		q := hotelQuote(1, 2, 1, 0)
 		q["date"] = apitest.Day(1)
 		r := env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 400, "bad_request")
