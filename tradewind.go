@@ -55,6 +55,9 @@ type Error struct {
 	Code    string
 	Message string
 	Details []string // one string per problem, naming the field
+	// Reason refines a 422's Code for programs (one of the Reason constants), so that a
+	// client tells "sold out" from "no such room" without reading Message; "" otherwise.
+	Reason string
 }
 
 func (e *Error) Error() string {
@@ -67,6 +70,42 @@ func (e *Error) Error() string {
 // Errorf returns an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Reasons of a 422 answer (Error.Reason, the envelope's "reason"): what a partner's
+// program acts on, finer than the code. The set may grow: a client treats a reason it
+// does not know as its code alone.
+const (
+	// invalid_quote
+	ReasonSoldOut          = "sold_out"             // not available for these dates and party any more: search again
+	ReasonPartyTooLarge    = "party_too_large"      // the party does not fit the room, space or rooms asked
+	ReasonUnknownItem      = "unknown_item"         // no such hotel, activity, rental or package for this partner
+	ReasonUnknownOption    = "unknown_option"       // a room, space, option, departure or add-on the item does not have, or a date field of the other kind of package
+	ReasonInThePast        = "in_the_past"          // the service starts before today
+	ReasonCurrencyMismatch = "currency_mismatch"    // the item is priced in another currency than the credit line
+	ReasonNotBookable      = "product_not_bookable" // the product type cannot be booked
+	ReasonPrebookUnknown   = "prebook_unknown"      // the prebook token is not this key's
+	ReasonPrebookUsed      = "prebook_used"         // the prebook token already booked
+	// not_cancellable
+	ReasonAlreadyCancelled  = "already_cancelled" // the booking is cancelled
+	ReasonCompleted         = "completed"         // the service took place
+	ReasonStateChanged      = "state_changed"     // the booking changed state meanwhile: read it again
+	ReasonLiveInTestConsole = "live_booking"      // the portal's test console never cancels a live booking
+)
+
+// ReasonCodes gives each reason the one code it refines (documented in the OpenAPI
+// document's ErrorReason; the Go client has the same constants).
+var ReasonCodes = map[string]string{
+	ReasonSoldOut: ECodeInvalidQuote, ReasonPartyTooLarge: ECodeInvalidQuote, ReasonUnknownItem: ECodeInvalidQuote,
+	ReasonUnknownOption: ECodeInvalidQuote, ReasonInThePast: ECodeInvalidQuote, ReasonCurrencyMismatch: ECodeInvalidQuote,
+	ReasonNotBookable: ECodeInvalidQuote, ReasonPrebookUnknown: ECodeInvalidQuote, ReasonPrebookUsed: ECodeInvalidQuote,
+	ReasonAlreadyCancelled: ECodeNotCancellable, ReasonCompleted: ECodeNotCancellable,
+	ReasonStateChanged: ECodeNotCancellable, ReasonLiveInTestConsole: ECodeNotCancellable,
+}
+
+// Refusal returns an *Error with its reason (a Reason constant) and a formatted message.
+func Refusal(code, reason, format string, args ...any) *Error {
+	return &Error{Code: code, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // Invalid returns a bad_request error listing every problem, or nil when there are none.

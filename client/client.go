@@ -133,6 +133,7 @@ type envelope struct {
 	Data    json.RawMessage `json:"data"`
 	Meta    json.RawMessage `json:"meta"`
 	Code    string          `json:"code"`
+	Reason  string          `json:"reason"`
 	Errors  []string        `json:"errors"`
 }
 
@@ -273,7 +274,7 @@ func apiError(resp *http.Response, env *envelope, decodeErr error) *Error {
 		e.RetryAfter = time.Duration(s) * time.Second
 	}
 	if decodeErr == nil && env.Code != "" {
-		e.Code, e.Errors = env.Code, env.Errors
+		e.Code, e.Reason, e.Errors = env.Code, env.Reason, env.Errors
 		if env.Message != nil {
 			e.Message = *env.Message
 		}

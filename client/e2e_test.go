@@ -120,7 +120,8 @@ func bookAndCancel(t *testing.T, c *client.Client, q client.Quote, wantStatus st
 	if cancel.Status != client.StatusCancelled {
 		t.Fatalf("cancel = %+v", cancel)
 	}
-	if _, err := c.CancelBooking(ctx, b.Reference, ""); !client.IsCode(err, client.CodeNotCancellable) {
+	if _, err := c.CancelBooking(ctx, b.Reference, ""); !client.IsCode(err, client.CodeNotCancellable) ||
+		!client.IsReason(err, client.ReasonAlreadyCancelled) {
 		t.Fatalf("second cancel: %v", err)
 	}
 	return b
@@ -285,7 +286,7 @@ func TestErrors(t *testing.T) {
 			t.Errorf("bad dates: %v", err)
 		}
 		_, err = c.Prebook(ctx, &client.Quote{ProductType: client.ProductHotel, HotelID: 999, RoomID: 1, CheckIn: apitest.Day(1), CheckOut: apitest.Day(2), Rooms: 1, Adults: 1})
-		if !client.IsCode(err, client.CodeInvalidQuote) || client.IsTemporary(err) {
+		if !client.IsCode(err, client.CodeInvalidQuote) || !client.IsReason(err, client.ReasonUnknownItem) || client.IsTemporary(err) {
 			t.Errorf("unknown item: %v", err)
 		}
 		hotelsOnly := sdk(t, env, env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"hotel"}}))

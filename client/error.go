@@ -37,23 +37,51 @@ const (
 	CodeServiceUnavailable        = "service_unavailable"         // 503: retry later
 )
 
+// Reasons of a 422 invalid_quote or not_cancellable, the values of Error.Reason. The set
+// may grow: treat a reason not listed here as its code alone.
+const (
+	ReasonSoldOut            = "sold_out"             // invalid_quote: no longer available for these dates and party; search again
+	ReasonPartyTooLarge      = "party_too_large"      // invalid_quote: the party does not fit the room(s) or space
+	ReasonUnknownItem        = "unknown_item"         // invalid_quote: no such hotel, activity, rental or package
+	ReasonUnknownOption      = "unknown_option"       // invalid_quote: a room, space, departure or add-on the item does not have
+	ReasonInThePast          = "in_the_past"          // invalid_quote: the service starts before today
+	ReasonCurrencyMismatch   = "currency_mismatch"    // invalid_quote: priced in another currency than the credit line
+	ReasonProductNotBookable = "product_not_bookable" // invalid_quote: the product type cannot be booked
+	ReasonPrebookUnknown     = "prebook_unknown"      // invalid_quote: the prebook token is not this key's
+	ReasonPrebookUsed        = "prebook_used"         // invalid_quote: the prebook token already made a booking
+	ReasonAlreadyCancelled   = "already_cancelled"    // not_cancellable: the booking is cancelled
+	ReasonCompleted          = "completed"            // not_cancellable: the service took place
+	ReasonStateChanged       = "state_changed"        // not_cancellable: the booking changed state meanwhile; read it again
+	ReasonLiveBooking        = "live_booking"         // not_cancellable: the portal's test console never cancels a live booking
+)
+
+// IsReason reports whether err is (or wraps) an *Error with the given reason.
+func IsReason(err error, reason string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Reason == reason
+}
+
 // Error is an error answer of the API: its error envelope, with what the response's
 // headers add. Match it with errors.As, or its code with IsCode.
 type Error struct {
 	HTTPStatus int           // the HTTP status, e.g. 422
 	Code       string        // the machine code, one of the Code constants; "" when the body was not an error envelope
+	Reason     string        // on a 422 invalid_quote or not_cancellable, why: one of the Reason constants (the set may grow); "" otherwise
 	Message    string        // human-readable text
 	Errors     []string      // one string per problem, naming the field
 	RequestID  string        // X-Request-Id of the response; quote it to support
 	RetryAfter time.Duration // Retry-After of a 429 or 503, else 0
 }
 
-// Error returns "tradewind: <status> <code>: <message> [<errors>]".
+// Error returns "tradewind: <status> <code> (<reason>): <message> [<errors>]".
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tradewind: %d", e.HTTPStatus)
 	if e.Code != "" {
 		b.WriteString(" " + e.Code)
+	}
+	if e.Reason != "" {
+		b.WriteString(" (" + e.Reason + ")")
 	}
 	b.WriteString(": " + e.Message)
 	if len(e.Errors) > 0 {

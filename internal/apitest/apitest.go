@@ -198,6 +198,7 @@ type Response struct {
 	Data    json.RawMessage `json:"data"`
 	Meta    json.RawMessage `json:"meta"`
 	Code    string          `json:"code"`
+	Reason  string          `json:"reason"`
 	Errors  []string        `json:"errors"`
 }
 
@@ -306,6 +307,15 @@ func (e *Env) Book(key, idem string, body any) *Response {
 		h["Idempotency-Key"] = idem
 	}
 	return e.Do(Request{Method: http.MethodPost, Path: "/bookings", Key: key, Body: body, Header: h})
+}
+
+// Because fails the test unless the error's reason (the envelope's "reason") is reason.
+func (r *Response) Because(tb testing.TB, reason string) *Response {
+	tb.Helper()
+	if r.Reason != reason {
+		tb.Fatalf("reason %q, want %q; body: %s", r.Reason, reason, r.Raw)
+	}
+	return r
 }
 
 // Expect fails the test unless the response has the status and, for errors, the code.

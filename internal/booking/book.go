@@ -225,7 +225,7 @@ func (s *Service) book(ctx context.Context, c *Caller, idemKey, hash string, req
 			if ok, err := tx.PrebookConsume(ctx, locked.Token, b.ID); err != nil {
 				return err
 			} else if !ok {
-				return invalidQuote("The prebook token was already used.")
+				return invalidQuote(tradewind.ReasonPrebookUsed, "The prebook token was already used.")
 			}
 		}
 		// The credit draw locks the partner's row (PostgreSQL) until the commit, and every
@@ -353,7 +353,7 @@ func (s *Service) createBooking(ctx context.Context, tx store.Querier, c *Caller
 			if after, ok, err = tx.InventoryClaim(ctx, pq.Claim); err != nil {
 				return nil, err
 			} else if !ok {
-				return nil, invalidQuote("The item is no longer available for these dates and party.")
+				return nil, invalidQuote(tradewind.ReasonSoldOut, "The item is no longer available for these dates and party.")
 			}
 		}
 		if err := s.flipped(ctx, tx, b, after); err != nil {
@@ -472,13 +472,13 @@ func (s *Service) CheckBook(c *Caller, req *BookRequest) error {
 func (s *Service) prebookFor(ctx context.Context, c *Caller, req *BookRequest) (*tradewind.Prebook, *QuoteRequest, error) {
 	pb, err := s.Store.PrebookGet(ctx, req.PrebookToken)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (pb.PartnerID != c.Partner.ID || pb.Mode != c.Key.Mode)) {
-		return nil, nil, invalidQuote("The prebook token is not known for this key.")
+		return nil, nil, invalidQuote(tradewind.ReasonPrebookUnknown, "The prebook token is not known for this key.")
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if pb.BookingID != 0 {
-		return nil, nil, invalidQuote("The prebook token was already used.")
+		return nil, nil, invalidQuote(tradewind.ReasonPrebookUsed, "The prebook token was already used.")
 	}
 	if !s.now().Before(pb.ExpiresAt) {
 		return nil, nil, tradewind.Errorf(tradewind.ECodePrebookExpired, "The prebook token expired at %s; prebook again.", pb.ExpiresAt.Format(time.RFC3339))
@@ -605,6 +605,11 @@ type ending struct {
 	testOnly  bool                      // a test console call: a live booking is refused
 }
 
+// notCancellable is a 422 not_cancellable with its reason (tradewind.Reason…).
+func notCancellable(reason, format string, args ...any) error {
+	return tradewind.Refusal(tradewind.ECodeNotCancellable, reason, format, args...)
+}
+
 // end cancels a booking in one transaction: status, inventory, credit and the
 // booking.cancelled event together.
 func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error) {
@@ -619,19 +624,22 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 			return mapNotFound(err, "Booking")
 		}
 		if e.testOnly && !b.Test {
-			return tradewind.Errorf(tradewind.ECodeNotCancellable,
+			return notCancellable(tradewind.ReasonLiveInTestConsole,
 				"Booking %s is a live booking: the test console never cancels one. Cancel it from its page in the portal or with a live key.", b.Reference)
 		}
 		now := s.now()
-		if st := b.EffectiveStatus(now); st == tradewind.StatusCancelled || st == tradewind.StatusCompleted {
-			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
+		switch st := b.EffectiveStatus(now); st {
+		case tradewind.StatusCancelled:
+			return notCancellable(tradewind.ReasonAlreadyCancelled, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
+		case tradewind.StatusCompleted:
+			return notCancellable(tradewind.ReasonCompleted, "Booking %s is %s and cannot be cancelled.", b.Reference, st)
 		}
 		ok, err := tx.BookingSetStatus(ctx, store.BookingSetStatusParams{ID: b.ID, From: e.from, Status: tradewind.StatusCancelled, Reason: e.reason, At: now})
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return tradewind.Errorf(tradewind.ECodeNotCancellable, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
+			return notCancellable(tradewind.ReasonStateChanged, "Booking %s is %s and cannot be cancelled or rejected now.", b.Reference, b.Status)
 		}
 		if b.UnitKind != "" {
 			from, to, err := releaseClaim(ctx, tx, claimOf(b))

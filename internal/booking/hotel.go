@@ -607,12 +607,12 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 	}
 	room := unitByID(h.Rooms, q.RoomID, func(r *catalog.Room) int64 { return r.ID })
 	if room == nil {
-		return nil, invalidQuote("Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
+		return nil, invalidQuote(tradewind.ReasonUnknownOption, "Room %d is not a room of hotel %d.", q.RoomID, q.HotelID)
 	}
 	st := hotelStay{q.CheckIn, q.CheckOut, 0, q.Adults, q.Children, q.Rooms, q.NationalityCode}
 	st.nights = nightsOf(q.CheckIn, q.CheckOut)
 	if !st.fits(room) {
-		return nil, invalidQuote("The party of %s and %s does not fit %d × %s (at most %s and %s each).",
+		return nil, invalidQuote(tradewind.ReasonPartyTooLarge, "The party of %s and %s does not fit %d × %s (at most %s and %s each).",
 			countOf(st.adults, "adult", "adults"), countOf(st.children, "child", "children"), st.rooms, room.Name,
 			countOf(room.MaxAdults, "adult", "adults"), countOf(room.MaxChildren, "child", "children"))
 	}
@@ -622,7 +622,7 @@ func (hotelProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteRequ
 	}
 	total, ok := roomOffer(h, room, rows, st, c.contract())
 	if !ok {
-		return nil, invalidQuote("%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
+		return nil, invalidQuote(tradewind.ReasonSoldOut, "%s at %s is not available for %d room(s) from %s to %s.", room.Name, h.Name, st.rooms, st.checkIn, st.checkOut)
 	}
 	from, to := st.claimRange()
 	policy := policyNonRefundable

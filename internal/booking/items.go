@@ -201,7 +201,7 @@ func orEmpty[T any](l []T) []T {
 // quoteNotFound turns a missing item into 422 invalid_quote.
 func quoteNotFound(err error, format string, args ...any) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return invalidQuote("The quote names an item that does not exist: "+format+".", args...)
+		return invalidQuote(tradewind.ReasonUnknownItem, "The quote names an item that does not exist: "+format+".", args...)
 	}
 	return err
 }
@@ -220,7 +220,7 @@ func unitByID[T any](units []T, id int64, idOf func(*T) int64) *T {
 // seatShortage is the 422 invalid_quote of an activity or package option with fewer
 // seats left than the party takes.
 func seatShortage(name string, left int, date string, seats int) error {
-	return invalidQuote("%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
+	return invalidQuote(tradewind.ReasonSoldOut, "%s has %d seat(s) left on %s; the party needs %d (adults and children take a seat).",
 		name, left, date, seats)
 }
 

@@ -407,7 +407,9 @@ type rejectFunc func(reason string) error
 
 func badRequest(reason string) error { return tradewind.Invalid([]string{reason}) }
 
-func quoteRejected(reason string) error { return invalidQuote("%s.", reason) }
+func quoteRejected(reason string) error {
+	return invalidQuote(tradewind.ReasonUnknownOption, "%s.", reason)
+}
 
 // packageChoice resolves the option and add-ons a request names on pkg and reads the
 // option's seats left. A travel date outside an open package's travel_dates has 0 seats.

@@ -112,7 +112,7 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	}
 	p, ok := products[pt]
 	if !ok {
-		return nil, tradewind.Errorf(tradewind.ECodeInvalidQuote, "Product type %q cannot be booked yet.", pt)
+		return nil, invalidQuote(tradewind.ReasonNotBookable, "Product type %q cannot be booked yet.", pt)
 	}
 	return p, nil
 }
@@ -171,8 +171,9 @@ func article(pt tradewind.ProductType) string {
 	return "a"
 }
 
-func invalidQuote(format string, args ...any) error {
-	return tradewind.Errorf(tradewind.ECodeInvalidQuote, format, args...)
+// invalidQuote is a 422 invalid_quote with its reason (tradewind.Reason…).
+func invalidQuote(reason, format string, args ...any) error {
+	return tradewind.Refusal(tradewind.ECodeInvalidQuote, reason, format, args...)
 }
 
 // CheckQuote lists every problem of a quote's own fields (a prebook's body) as 400
@@ -231,13 +232,13 @@ func (s *Service) quoteFrom(ctx context.Context, db Reads, c *Caller, q *QuoteRe
 		return nil, err
 	}
 	if pq.StartDate < s.today() { // e.g. a package departure that has left
-		return nil, invalidQuote("The service starts on %s, which is in the past.", pq.StartDate)
+		return nil, invalidQuote(tradewind.ReasonInThePast, "The service starts on %s, which is in the past.", pq.StartDate)
 	}
 	if err := s.departureWithinReach(pq.StartDate); err != nil {
 		return nil, err
 	}
 	if pq.Currency != c.Partner.Currency {
-		return nil, invalidQuote("The item is priced in %s but the credit line is in %s; only %s items can be booked.",
+		return nil, invalidQuote(tradewind.ReasonCurrencyMismatch, "The item is priced in %s but the credit line is in %s; only %s items can be booked.",
 			pq.Currency, c.Partner.Currency, c.Partner.Currency)
 	}
 	return pq, nil

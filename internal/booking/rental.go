@@ -446,11 +446,11 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 	}
 	sp := unitByID(r.Spaces, q.SpaceID, func(sp *catalog.Space) int64 { return sp.ID })
 	if sp == nil {
-		return nil, invalidQuote("Space %d is not a space of rental %d.", q.SpaceID, q.RentalID)
+		return nil, invalidQuote(tradewind.ReasonUnknownOption, "Space %d is not a space of rental %d.", q.SpaceID, q.RentalID)
 	}
 	st := rentalStay{q.CheckIn, q.CheckOut, nightsOf(q.CheckIn, q.CheckOut), q.Guests}
 	if !st.fits(sp) {
-		return nil, invalidQuote("%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
+		return nil, invalidQuote(tradewind.ReasonPartyTooLarge, "%s takes at most %d guests, not %d.", sp.Name, sp.MaxGuests, q.Guests)
 	}
 	rows, err := unitStayRows(ctx, db, tradewind.UnitSpace, r.ID, sp.ID, st.checkIn, st.checkOut)
 	if err != nil {
@@ -458,7 +458,7 @@ func (rentalProduct) price(ctx context.Context, db Reads, c *Caller, q *QuoteReq
 	}
 	total, ok := spaceOffer(sp, rows, st, c.contract())
 	if !ok {
-		return nil, invalidQuote("%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
+		return nil, invalidQuote(tradewind.ReasonSoldOut, "%s at %s is not free every night from %s to %s.", sp.Name, r.Name, st.checkIn, st.checkOut)
 	}
 	from, to := nightRange(st.checkIn, st.checkOut)
 	return &pricedQuote{Total: total, Currency: r.Currency, Instant: r.InstantBooking, Policy: policySeePolicy, ItemID: r.ID,

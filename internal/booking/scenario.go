@@ -237,7 +237,7 @@ func (c *Caller) is(name string) bool {
 func (c *Caller) scenarioQuote(pq *pricedQuote, op string) error {
 	switch {
 	case c.is("sold_out"):
-		return invalidQuote("The item is no longer available for these dates and party (scenario sold_out).")
+		return invalidQuote(tradewind.ReasonSoldOut, "The item is no longer available for these dates and party (scenario sold_out).")
 	case c.is("price_changed") && op == OpPrebook:
 		pq.Total = repriced(pq.Total, c.Scenario.PricePercent)
 	case c.is("insufficient_credit") && op == OpBook:

@@ -85,13 +85,13 @@ func TestPrebookAndBook(t *testing.T) {
 			t.Errorf("credit after replay = %d", got)
 		}
 		// The token is single-use.
-		env.Book(p.LiveKey, "idem-2", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "idem-2", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote").Because(t, "prebook_used")
 		// partner_reference is unique per partner.
 		env.Book(p.LiveKey, "idem-3", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
 		// A taken reference is answered before what the inventory says: four more rooms
 		// do not fit (two of five sold), which a free reference is told.
 		env.Book(p.LiveKey, "idem-3b", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
-		env.Book(p.LiveKey, "idem-3c", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-9")).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "idem-3c", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-9")).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 		// Another partner may reuse it, and cannot see the first partner's booking.
 		other := env.NewPartner("globex", booking.PartnerParams{})
 		env.Book(other.LiveKey, "idem-1", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 201, "")
@@ -110,10 +110,10 @@ func TestPrebookExpiryAndBinding(t *testing.T) {
 		env, p := newHotelEnv(t, o)
 		token := env.Post(p.LiveKey, "/bookings/prebook", hotelQuote(1, 2, 1, 1)).Expect(t, 200, "").Map(t)["prebook_token"]
 		// Bound to the key's mode and to the partner.
-		env.Book(p.TestKey, "a", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote")
+		env.Book(p.TestKey, "a", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote").Because(t, "prebook_unknown")
 		other := env.NewPartner("globex", booking.PartnerParams{})
-		env.Book(other.LiveKey, "a", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote")
-		env.Book(p.LiveKey, "b", map[string]any{"prebook_token": "pbk_nope", "guest": guest()}).Expect(t, 422, "invalid_quote")
+		env.Book(other.LiveKey, "a", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote").Because(t, "prebook_unknown")
+		env.Book(p.LiveKey, "b", map[string]any{"prebook_token": "pbk_nope", "guest": guest()}).Expect(t, 422, "invalid_quote").Because(t, "prebook_unknown")
 		env.Clock.Advance(15*time.Minute + time.Second)
 		env.Book(p.LiveKey, "c", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "prebook_expired")
 		// A failed request does not burn the key: it can be retried.
@@ -142,24 +142,24 @@ func TestBookingErrors(t *testing.T) {
 		// Unknown item, foreign room, party too large, currency mismatch: 422 invalid_quote.
 		q := hotelQuote(1, 2, 1, 1)
 		q["hotel_id"] = 404
-		env.Book(p.LiveKey, "k", withGuest(q)).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "k", withGuest(q)).Expect(t, 422, "invalid_quote").Because(t, "unknown_item")
 		q = hotelQuote(1, 2, 1, 1)
 		q["room_id"] = apitest.RoomPorto
-		env.Book(p.LiveKey, "k", withGuest(q)).Expect(t, 422, "invalid_quote")
-		env.Book(p.LiveKey, "k", withGuest(hotelQuote(1, 2, 1, 3))).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "k", withGuest(q)).Expect(t, 422, "invalid_quote").Because(t, "unknown_option")
+		env.Book(p.LiveKey, "k", withGuest(hotelQuote(1, 2, 1, 3))).Expect(t, 422, "invalid_quote").Because(t, "party_too_large")
 		jpy := map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelJPY, "room_id": apitest.RoomJPY, "check_in": apitest.Day(1), "check_out": apitest.Day(2), "rooms": 1, "adults": 1}
-		r = env.Book(p.LiveKey, "k", withGuest(jpy)).Expect(t, 422, "invalid_quote")
+		r = env.Book(p.LiveKey, "k", withGuest(jpy)).Expect(t, 422, "invalid_quote").Because(t, "currency_mismatch")
 		if !strings.Contains(*r.Message, "JPY") || !strings.Contains(*r.Message, "EUR") {
 			t.Errorf("message should name both currencies: %q", *r.Message)
 		}
-		env.Post(p.TestKey, "/bookings/prebook", jpy).Expect(t, 422, "invalid_quote")
+		env.Post(p.TestKey, "/bookings/prebook", jpy).Expect(t, 422, "invalid_quote").Because(t, "currency_mismatch")
 		// Sold out: allotment 2 of the single room.
 		single := map[string]any{"product_type": "hotel", "hotel_id": apitest.HotelLisbon, "room_id": apitest.RoomSmall, "check_in": apitest.Day(5), "check_out": apitest.Day(6), "rooms": 2, "adults": 2}
 		env.Book(p.LiveKey, "s1", withGuest(single)).Expect(t, 201, "")
-		env.Book(p.LiveKey, "s2", withGuest(single)).Expect(t, 422, "invalid_quote")
-		env.Post(p.LiveKey, "/bookings/prebook", single).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "s2", withGuest(single)).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
+		env.Post(p.LiveKey, "/bookings/prebook", single).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 		// A test booking sees the same sold-out answer.
-		env.Book(p.TestKey, "s3", withGuest(single)).Expect(t, 422, "invalid_quote")
+		env.Book(p.TestKey, "s3", withGuest(single)).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 	})
 }
 
@@ -213,7 +213,7 @@ func TestCancelAndStates(t *testing.T) {
 		if creditOf(t, env, p.ID) != 0 || soldOf(t, env, apitest.RoomDouble, apitest.Day(1)) != 0 {
 			t.Error("cancel did not release credit and inventory")
 		}
-		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable")
+		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable").Because(t, "already_cancelled")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/HTL-NOPE0000/cancel", Key: p.LiveKey}).Expect(t, 404, "not_found")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey, Body: map[string]any{"reason": strings.Repeat("x", 501)}}).Expect(t, 400, "bad_request")
 
@@ -269,7 +269,7 @@ func TestCancelAndStates(t *testing.T) {
 		if got := env.Get(p.LiveKey, "/bookings/"+ref1).Map(t)["status"]; got != "completed" {
 			t.Errorf("after stay: %v", got)
 		}
-		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref1 + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable")
+		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref1 + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable").Because(t, "completed")
 	})
 }
 

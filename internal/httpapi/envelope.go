@@ -67,10 +67,13 @@ type successBody struct {
 }
 
 type errorBody struct {
-	Success bool     `json:"success"`
-	Message string   `json:"message"`
-	Code    string   `json:"code"`
-	Errors  []string `json:"errors"`
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	Code    string `json:"code"`
+	// Reason refines code on the 422s whose code has several causes (invalid_quote,
+	// not_cancellable); absent elsewhere (docs/api-decisions.md, "Error reasons").
+	Reason string   `json:"reason,omitempty"`
+	Errors []string `json:"errors"`
 }
 
 // answerBuffers holds the buffers answers are encoded into.
@@ -170,7 +173,7 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 // code's (harden answers bad_request with 431 when the header fields are too large).
 func writeErrorBody(w http.ResponseWriter, status int, te *tradewind.Error) {
 	writeJSON(w, status, errorBody{Success: false, Message: truncateText(te.Message, maxMessageBytes), Code: te.Code,
-		Errors: boundedDetails(te.Details)})
+		Reason: te.Reason, Errors: boundedDetails(te.Details)})
 }
 
 // Bounds of the errors list (decisions.md): an answer stays small whatever a client sends,

@@ -124,8 +124,8 @@ func TestActivityBooking(t *testing.T) {
 		}
 		// Sold out, for live and test keys alike; cancelling gives the seats back.
 		one := activityQuote(apitest.ActivityCooking, 2, 1, 0, 0)
-		env.Book(p.LiveKey, "a2", withGuest(one)).Expect(t, 422, "invalid_quote")
-		env.Book(p.TestKey, "a3", withGuest(one)).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "a2", withGuest(one)).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
+		env.Book(p.TestKey, "a3", withGuest(one)).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 		cancelBooking(env, p.LiveKey, b["reference"].(string)).Expect(t, 200, "")
 		if sold, used := soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(2)), creditOf(t, env, p.ID); sold != 0 || used != 0 {
 			t.Errorf("after cancel: sold %d, credit %d", sold, used)
@@ -137,14 +137,17 @@ func TestActivityBooking(t *testing.T) {
 		if tb["test"] != true || soldAt(t, env, tradewind.UnitActivity, apitest.ActivityCooking, apitest.Day(3)) != 0 || creditOf(t, env, p.ID) != 5000 {
 			t.Errorf("test booking %v took inventory or credit", tb)
 		}
-		for _, q := range []map[string]any{
-			activityQuote(9999, 2, 1, 0, 0),                    // unknown
-			activityQuote(apitest.ActivityCooking, 4, 4, 0, 0), // party larger than the day
-			activityQuote(apitest.ActivityTram, 30, 1, 0, 0),   // closed day
-			activityQuote(apitest.ActivityJPY, 2, 1, 0, 0),     // not the credit currency
-			activityQuote(apitest.ActivityPorto, 100, 1, 0, 0), // no inventory
+		for _, c := range []struct {
+			q      map[string]any
+			reason string
+		}{
+			{activityQuote(9999, 2, 1, 0, 0), "unknown_item"},
+			{activityQuote(apitest.ActivityCooking, 4, 4, 0, 0), "sold_out"}, // party larger than the day's seats
+			{activityQuote(apitest.ActivityTram, 30, 1, 0, 0), "sold_out"},   // closed day
+			{activityQuote(apitest.ActivityJPY, 2, 1, 0, 0), "currency_mismatch"},
+			{activityQuote(apitest.ActivityPorto, 100, 1, 0, 0), "sold_out"}, // no inventory
 		} {
-			env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 422, "invalid_quote")
+			env.Post(p.LiveKey, "/bookings/prebook", c.q).Expect(t, 422, "invalid_quote").Because(t, c.reason)
 		}
 
 		// Not instant: on_request until the supplier confirms; completed after its date.
@@ -190,7 +193,7 @@ func TestRentalBooking(t *testing.T) {
 		}
 		// An overlapping stay is refused; one starting on the check-out day is not.
 		overlap := rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 0, 2, 1)
-		env.Book(p.LiveKey, "r2", withGuest(overlap)).Expect(t, 422, "invalid_quote")
+		env.Book(p.LiveKey, "r2", withGuest(overlap)).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 		bookOK(t, env, p.LiveKey, "r3", rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 3, 5, 1))
 		cancelBooking(env, p.TestKey, b["reference"].(string)).Expect(t, 200, "")
 		if got := nights(); !slices.Equal(got, []int{0, 0, 0, 1}) {
@@ -203,14 +206,17 @@ func TestRentalBooking(t *testing.T) {
 		if soldAt(t, env, tradewind.UnitSpace, apitest.SpaceStudio, apitest.Day(10)) != 0 {
 			t.Error("a test booking took a night")
 		}
-		for _, q := range []map[string]any{
-			rentalQuote(9999, apitest.SpaceStudio, 20, 21, 1),                 // unknown rental
-			rentalQuote(apitest.RentalLofts, apitest.SpaceGBP, 20, 21, 1),     // another rental's space
-			rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 20, 21, 3),  // over max_guests
-			rentalQuote(apitest.RentalGBP, apitest.SpaceGBP, 20, 21, 1),       // not the credit currency
-			rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 99, 101, 1), // past the inventory
+		for _, c := range []struct {
+			q      map[string]any
+			reason string
+		}{
+			{rentalQuote(9999, apitest.SpaceStudio, 20, 21, 1), "unknown_item"},
+			{rentalQuote(apitest.RentalLofts, apitest.SpaceGBP, 20, 21, 1), "unknown_option"},     // another rental's space
+			{rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 20, 21, 3), "party_too_large"}, // over max_guests
+			{rentalQuote(apitest.RentalGBP, apitest.SpaceGBP, 20, 21, 1), "currency_mismatch"},
+			{rentalQuote(apitest.RentalLofts, apitest.SpaceStudio, 99, 101, 1), "sold_out"}, // past the inventory
 		} {
-			env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 422, "invalid_quote")
+			env.Post(p.LiveKey, "/bookings/prebook", c.q).Expect(t, 422, "invalid_quote").Because(t, c.reason)
 		}
 
 		// Not instant: pending until the host accepts.
@@ -227,7 +233,7 @@ func TestRentalBooking(t *testing.T) {
 		if got := statusOf(t, env, p.LiveKey, early["reference"].(string)); got != "completed" {
 			t.Errorf("after check-out: %v", got)
 		}
-		cancelBooking(env, p.LiveKey, early["reference"].(string)).Expect(t, 422, "not_cancellable")
+		cancelBooking(env, p.LiveKey, early["reference"].(string)).Expect(t, 422, "not_cancellable").Because(t, "completed")
 	})
 }
 
@@ -291,19 +297,22 @@ func TestPackageQuoteErrors(t *testing.T) {
 		env, p := newProductsEnv(t, o)
 		withAddon := openQuote(5, 1, 0, 0)
 		withAddon["addon_ids"] = []int{apitest.AddonFado}
-		for _, q := range []map[string]any{
-			partyQuote("package", 1, 0, 0, "package_id", 9999, "travel_date", apitest.Day(5)),
-			fixedQuote(apitest.DepartureUSD, 1, 0, 0),  // another package's departure
-			fixedQuote(apitest.DepartureGone, 1, 0, 0), // left three days ago
-			partyQuote("package", 1, 0, 0, "package_id", apitest.PackageFixed, "travel_date", apitest.Day(10)),
-			partyQuote("package", 1, 0, 0, "package_id", apitest.PackageOpen, "departure_id", apitest.DepartureSoon),
-			fixedQuote(apitest.DepartureSoon, 5, 0, 0), // 4 seats
-			openQuote(120, 1, 0, 0), // outside the travel dates
-			withAddon,               // another package's add-on
-			partyQuote("package", 1, 0, 0, "package_id", apitest.PackageUSD, "departure_id", apitest.DepartureUSD),
+		for _, c := range []struct {
+			q      map[string]any
+			reason string
+		}{
+			{partyQuote("package", 1, 0, 0, "package_id", 9999, "travel_date", apitest.Day(5)), "unknown_item"},
+			{fixedQuote(apitest.DepartureUSD, 1, 0, 0), "unknown_option"}, // another package's departure
+			{fixedQuote(apitest.DepartureGone, 1, 0, 0), "in_the_past"},   // left three days ago
+			{partyQuote("package", 1, 0, 0, "package_id", apitest.PackageFixed, "travel_date", apitest.Day(10)), "unknown_option"},
+			{partyQuote("package", 1, 0, 0, "package_id", apitest.PackageOpen, "departure_id", apitest.DepartureSoon), "unknown_option"},
+			{fixedQuote(apitest.DepartureSoon, 5, 0, 0), "sold_out"}, // 4 seats
+			{openQuote(120, 1, 0, 0), "sold_out"},                    // outside the travel dates: no seats that day
+			{withAddon, "unknown_option"},                            // another package's add-on
+			{partyQuote("package", 1, 0, 0, "package_id", apitest.PackageUSD, "departure_id", apitest.DepartureUSD), "currency_mismatch"},
 		} {
-			env.Post(p.LiveKey, "/bookings/prebook", q).Expect(t, 422, "invalid_quote")
-			env.Book(p.LiveKey, "bad", withGuest(withTravellers(q, 1, 0, 0))).Expect(t, 422, "invalid_quote")
+			env.Post(p.LiveKey, "/bookings/prebook", c.q).Expect(t, 422, "invalid_quote").Because(t, c.reason)
+			env.Book(p.LiveKey, "bad", withGuest(withTravellers(c.q, 1, 0, 0))).Expect(t, 422, "invalid_quote").Because(t, c.reason)
 		}
 
 		// travellers must be exactly the party, on book; on prebook when given.

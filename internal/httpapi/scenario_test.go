@@ -35,8 +35,8 @@ func TestScenarios(t *testing.T) {
 		q := hotelQuote(1, 3, 1, 2)
 
 		// sold_out: prebook and book are 422 invalid_quote; nothing is booked.
-		withScenario(env, prebookReq(p.TestKey, q), "sold_out").Expect(t, 422, "invalid_quote")
-		withScenario(env, bookReq(p.TestKey, "s1", withGuest(q)), "sold_out").Expect(t, 422, "invalid_quote")
+		withScenario(env, prebookReq(p.TestKey, q), "sold_out").Expect(t, 422, "invalid_quote").Because(t, "sold_out")
+		withScenario(env, bookReq(p.TestKey, "s1", withGuest(q)), "sold_out").Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 
 		// price_changed: the locked price is not availability's; booking charges the lock.
 		avail := env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon,

@@ -146,7 +146,8 @@ func TestConsoleCannotCancelLiveBooking(t *testing.T) {
 		p, owner := e.newPartner(t, "console-live")
 		ref := e.bookHotel(t, p.LiveKey, "live-1")
 		res := owner.post("/console", consoleForm(e.testKeyID(t, p), "POST", "/bookings/"+ref+"/cancel", "", ""))
-		if got := answerStatus(t, res); got != "422" || !strings.Contains(res.body, "not_cancellable") || !strings.Contains(res.body, "live booking") {
+		if got := answerStatus(t, res); got != "422" || !strings.Contains(res.body, "not_cancellable") || !strings.Contains(res.body, "live booking") ||
+			!strings.Contains(res.body, "live_booking") {
 			t.Fatalf("console cancel of a live booking: %s\n%s", got, res.body)
 		}
 		if got := e.api.Get(p.LiveKey, "/bookings/"+ref).Map(t)["status"]; got != "confirmed" {
