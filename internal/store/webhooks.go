@@ -34,12 +34,21 @@ type SubscriptionDeleteParams struct {
 }
 
 // DeliveryClaimParams select the deliveries due at Now and lease at most Limit of them
-// until Now + Lease.
+// until Now + Lease, oldest due first.
 type DeliveryClaimParams struct {
 	Now   time.Time
 	Lease time.Duration
 	Limit int
+	// Last names subscriptions served last: their due deliveries are leased only for
+	// what those of the other subscriptions leave of Limit, so that one subscription's
+	// backlog does not hold the others' back (webhook.Dispatcher passes those with an
+	// attempt in flight). At most MaxClaimLast are taken into account.
+	Last []int64
 }
+
+// MaxClaimLast bounds DeliveryClaimParams.Last (a dispatcher has at most that many
+// attempts in flight, so as many subscriptions).
+const MaxClaimLast = 64
 
 // ClaimedDelivery is a delivery leased to one dispatcher, with what it needs to send it.
 type ClaimedDelivery struct {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -127,24 +129,39 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	defer wg.Wait()
 	slots := make(chan struct{}, d.cfg.Concurrency) // one per attempt in flight
 	freed := make(chan struct{}, 1)
+	var flying inFlight
 	timer := time.NewTimer(d.cfg.PollInterval)
 	defer timer.Stop()
 	polled := true // the first pass, or the poll's tick: claim into any free slot
+	fair := false  // since the tick: the next claim serves the subscriptions in flight last
 	for {
 		// Woken by an attempt's end or a nudge, it claims once half the slots are free:
 		// claimed as each attempt ended, one or two at a time, every delivery cost a
 		// claim's transaction of its own (on SQLite a sync of the WAL). The poll's tick
 		// claims into any free slot, so that slow attempts holding most slots delay the
 		// others by a poll at most.
+		//
+		// The first claim after each tick also serves the subscriptions with an attempt
+		// in flight last: claims in order of due time alone would give every slot to a
+		// subscription with a backlog (an import's availability.changed events to a slow
+		// endpoint) until it is spent, and every other partner's deliveries would wait
+		// behind it. Once a poll: the subscriptions left out cost that claim a walk past
+		// their due rows, not every claim.
 		if free := cap(slots) - len(slots); free > 0 && (polled || 2*free >= cap(slots)) {
-			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free})
+			p := store.DeliveryClaimParams{Now: d.cfg.Clock.Now(), Lease: d.cfg.Lease, Limit: free}
+			if fair {
+				p.Last, fair = flying.subscriptions(), false
+			}
+			claimed, err := d.cfg.Store.DeliveryClaimDue(ctx, p)
 			if err != nil && ctx.Err() == nil {
 				d.cfg.Logger.WarnContext(ctx, "webhook: claiming due deliveries failed", "err", err)
 			}
 			for _, c := range claimed {
 				slots <- struct{}{}
+				flying.add(c.SubscriptionID, 1)
 				wg.Go(func() {
 					defer func() {
+						flying.add(c.SubscriptionID, -1)
 						<-slots
 						select {
 						case freed <- struct{}{}:
@@ -170,9 +187,34 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-d.nudge:
 		case <-freed:
 		case <-timer.C:
-			polled = true
+			polled, fair = true, true
 		}
 	}
+}
+
+// inFlight counts a dispatcher's attempts in flight by subscription.
+type inFlight struct {
+	mu sync.Mutex
+	n  map[int64]int
+}
+
+func (f *inFlight) add(subscriptionID int64, d int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[int64]int{}
+	}
+	if f.n[subscriptionID] += d; f.n[subscriptionID] <= 0 {
+		delete(f.n, subscriptionID)
+	}
+}
+
+// subscriptions returns the subscriptions with an attempt in flight (at most
+// Concurrency of them).
+func (f *inFlight) subscriptions() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Collect(maps.Keys(f.n))
 }
 
 // envelope returns the JSON envelope a delivery of e sends to partner: the bytes that

@@ -761,3 +761,57 @@ func TestTickClaimsIntoAnyFreeSlot(t *testing.T) {
 	env.Book(acme.LiveKey, "k4", hotelBooking(5, 6, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
 	waitFor(t, "the new delivery's request beside the three held", func() bool { return rc.requests() == 5 })
 }
+
+// TestBacklogDoesNotHoldOthersBack: one partner's backlog to an endpoint that does not
+// answer holds every slot; once one slot frees, another partner's delivery, due after
+// the whole backlog, goes out in it, not the backlog's next one (the tick's claim serves
+// the subscriptions in flight last). Alone, a backlog still takes every slot.
+func TestBacklogDoesNotHoldOthersBack(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, acme, rc := newEnv(t, o)
+		globex := env.NewPartner("globex", booking.PartnerParams{})
+		subscribe(t, env, acme.LiveKey, rc, "/acme", tradewind.EventBookingConfirmed)
+		subscribe(t, env, globex.LiveKey, rc, "/globex", tradewind.EventBookingConfirmed)
+		for i := range 8 {
+			env.Book(acme.LiveKey, fmt.Sprint("k", i), hotelBooking(1+i, 2+i, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+		}
+		env.Book(globex.LiveKey, "g", hotelBooking(1, 2, apitest.RoomDouble, 1, 1)).Expect(t, http.StatusCreated, "")
+		answer := make(chan struct{})
+		defer close(answer) // the held requests end with the test
+		var mu sync.Mutex
+		var paths []string // in the order the requests came
+		hold := holdUntil(answer)
+		rc.setRespond(func(r *http.Request, n int) int {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			if r.URL.Path == "/globex" {
+				return http.StatusOK
+			}
+			return hold(r, n)
+		})
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{poll: 20 * time.Millisecond, concurrency: 4, timeout: 30 * time.Second})
+		waitFor(t, "4 requests in flight", func() bool { return rc.requests() == 4 })
+		mu.Lock()
+		first := slices.Clone(paths)
+		mu.Unlock()
+		if !slices.Equal(first, []string{"/acme", "/acme", "/acme", "/acme"}) {
+			t.Fatalf("first requests %v; want acme's four, due first", first)
+		}
+		answer <- struct{}{} // one slot free
+		waitFor(t, "a fifth request", func() bool { return rc.requests() >= 5 })
+		mu.Lock()
+		fifth := paths[4]
+		mu.Unlock()
+		if fifth != "/globex" {
+			t.Fatalf("the freed slot went to %s; want /globex, waiting behind acme's backlog", fifth)
+		}
+		// Alone again, acme's backlog takes the slot globex left.
+		waitFor(t, "acme's next in globex's slot", func() bool { return rc.requests() >= 6 })
+		mu.Lock()
+		defer mu.Unlock()
+		if paths[5] != "/acme" {
+			t.Errorf("requests %v; want acme's after globex's", paths)
+		}
+	})
+}

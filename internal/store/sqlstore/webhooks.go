@@ -99,18 +99,15 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 		return nil, fmt.Errorf("delivery claim: limit %d and lease %s must be positive", p.Limit, p.Lease)
 	}
 	token := rand.Text()
-	// One statement: the CTE picks (and on PostgreSQL locks, skipping what another claim
-	// holds) the due rows, the UPDATE leases them.
-	ids, err := q.int64s(ctx, `WITH due AS (
-			SELECT id FROM webhook_deliveries
-			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions WHERE paused_at IS NOT NULL)
-			ORDER BY next_attempt_at, id LIMIT $2`+q.d.ForUpdateSkipLocked+`
-		)
-		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
-		FROM due WHERE webhook_deliveries.id = due.id
-		RETURNING webhook_deliveries.id`,
-		ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token)
+	last := p.Last[:min(len(p.Last), store.MaxClaimLast)]
+	// The other subscriptions' first, then the rest of Limit from any (the leased rows
+	// of the first are no longer due to the second).
+	ids, err := q.leaseDue(ctx, p, token, last)
+	if err == nil && len(last) > 0 && len(ids) < p.Limit {
+		var more []int64
+		more, err = q.leaseDue(ctx, store.DeliveryClaimParams{Now: p.Now, Lease: p.Lease, Limit: p.Limit - len(ids)}, token, nil)
+		ids = append(ids, more...)
+	}
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -143,6 +140,29 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 		out = append(out, &c)
 	}
 	return out, rows.Err()
+}
+
+// leaseDue leases up to p.Limit due deliveries of subscriptions other than except, under
+// token, in one statement: the CTE picks (and on PostgreSQL locks, skipping what another
+// claim holds) the due rows, the UPDATE leases them.
+func (q *queries) leaseDue(ctx context.Context, p store.DeliveryClaimParams, token string, except []int64) ([]int64, error) {
+	args := []any{ts(p.Now), p.Limit, ts(p.Now.Add(p.Lease)), token}
+	notThese := ""
+	if len(except) > 0 {
+		notThese = ` AND subscription_id NOT IN (` + placeholders(len(args)+1, len(except)) + `)`
+		for _, id := range except {
+			args = append(args, id)
+		}
+	}
+	return q.int64s(ctx, `WITH due AS (
+			SELECT id FROM webhook_deliveries
+			WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+			AND subscription_id NOT IN (SELECT id FROM webhook_subscriptions WHERE paused_at IS NOT NULL)`+notThese+`
+			ORDER BY next_attempt_at, id LIMIT $2`+q.d.ForUpdateSkipLocked+`
+		)
+		UPDATE webhook_deliveries SET locked_until = $3, claim_token = $4, updated_at = $1
+		FROM due WHERE webhook_deliveries.id = due.id
+		RETURNING webhook_deliveries.id`, args...)
 }
 
 func (q *queries) DeliveryRecordAttempt(ctx context.Context, p store.DeliveryAttemptParams) (bool, error) {

@@ -53,9 +53,10 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"ConcurrentIdempotencyClaim": exerciseConcurrentIdempotencyClaim,
 		"ConcurrentBookingKey":       exerciseConcurrentBookingKey,
 		// Webhook subscriptions and deliveries: webhooks.go.
-		"Subscriptions":  exerciseSubscriptions,
-		"Deliveries":     exerciseDeliveries,
-		"DeliveryClaims": exerciseDeliveryClaims,
+		"Subscriptions":     exerciseSubscriptions,
+		"Deliveries":        exerciseDeliveries,
+		"DeliveryClaims":    exerciseDeliveryClaims,
+		"DeliveryClaimLast": exerciseDeliveryClaimLast,
 		// Booking filters, event feed, subscription pause, sandbox timers: feed.go.
 		"BookingFilters":    exerciseBookingFilters,
 		"EventFeed":         exerciseEventFeed,

@@ -293,14 +293,49 @@ func exerciseDeliveries(t *testing.T, s store.Store) {
 	}
 }
 
+// exerciseDeliveryClaimLast: the subscriptions a claim names Last are served after the
+// others, whose deliveries were due later, and still fill what the others leave.
+func exerciseDeliveryClaimLast(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a, b := newPartner(t, s, "acme"), newPartner(t, s, "globex")
+	subA := newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	newSubscription(t, s, b.ID, "https://b.example/1", tradewind.EventBookingConfirmed)
+	for i, p := range []int64{a.ID, a.ID, a.ID, a.ID, b.ID, b.ID} {
+		e := &tradewind.Event{ID: fmt.Sprintf("evt_%d", i), PartnerID: p, Type: tradewind.EventBookingConfirmed, Data: []byte(`{}`),
+			CreatedAt: now.Add(time.Duration(i) * time.Second)}
+		if err := s.EventCreate(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := func(limit int) []string {
+		got, err := s.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: now.Add(time.Minute), Lease: time.Hour, Limit: limit, Last: []int64{subA.ID}})
+		if err != nil {
+			t.Fatalf("DeliveryClaimDue: %v", err)
+		}
+		var events []string
+		for _, c := range got {
+			events = append(events, c.Event.ID)
+		}
+		slices.Sort(events)
+		return events
+	}
+	if got := last(3); !slices.Equal(got, []string{"evt_0", "evt_4", "evt_5"}) {
+		t.Errorf("claim of 3 with acme's subscription last: %v; want globex's two and acme's oldest", got)
+	}
+	if got := last(10); !slices.Equal(got, []string{"evt_1", "evt_2", "evt_3"}) {
+		t.Errorf("then: %v; want acme's three left", got)
+	}
+}
+
 // exerciseDeliveryClaims claims from many goroutines at once: each delivery is leased
-// once. Half of the claimed are recorded at once as failed and due again in an hour, as
-// a dispatcher does: a claim that read them due before that record committed must still
-// refuse them, not send them again at once.
+// once, whether a claim names the subscription Last or not. Half of the claimed are
+// recorded at once as failed and due again in an hour, as a dispatcher does: a claim
+// that read them due before that record committed must still refuse them, not send them
+// again at once.
 func exerciseDeliveryClaims(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newPartner(t, s, "acme")
-	newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	sub := newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
 	const events = 400
 	for i := range events {
 		e := &tradewind.Event{ID: fmt.Sprintf("evt_%d", i), PartnerID: a.ID, Type: tradewind.EventBookingConfirmed, Data: []byte(`{}`), CreatedAt: now}
@@ -311,10 +346,14 @@ func exerciseDeliveryClaims(t *testing.T, s store.Store) {
 	var mu sync.Mutex
 	seen := map[int64]int{}
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range 8 {
 		wg.Go(func() {
+			p := store.DeliveryClaimParams{Now: now, Lease: time.Hour, Limit: 3}
+			if i%2 == 1 {
+				p.Last = []int64{sub.ID}
+			}
 			for {
-				got, err := s.DeliveryClaimDue(ctx, store.DeliveryClaimParams{Now: now, Lease: time.Hour, Limit: 3})
+				got, err := s.DeliveryClaimDue(ctx, p)
 				if err != nil {
 					t.Errorf("DeliveryClaimDue: %v", err)
 					return
