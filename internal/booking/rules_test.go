@@ -260,8 +260,8 @@ func TestTravellerRules(t *testing.T) {
 	}
 }
 
-// TestTravellerAgesOnTravelDate: a child is under 18 and an infant under 2 on the travel
-// date, not on the day of the request.
+// TestTravellerAgesOnTravelDate: a child is under 18, an infant under 2 and an adult 18
+// or over on the travel date, not on the day of the request.
 func TestTravellerAgesOnTravelDate(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -277,7 +277,10 @@ func TestTravellerAgesOnTravelDate(t *testing.T) {
 		{"infant of 1 on travel", "2026-03-10", Traveller{Type: "infant", BirthDate: "2024-03-11"}, nil},
 		{"infant turning 2 before travel", "2026-03-11", Traveller{Type: "infant", BirthDate: "2024-03-11"},
 			[]string{"an infant is under 2 on the travel date 2026-03-11"}},
-		{"adults have no age limit", "2030-01-01", Traveller{Type: "adult", BirthDate: "2020-01-01"}, nil},
+		{"adult of 18 on travel", "2026-03-10", Traveller{Type: "adult", BirthDate: "2008-03-10"}, nil},
+		{"adult under 18 on travel", "2026-03-10", Traveller{Type: "adult", BirthDate: "2008-03-11"},
+			[]string{"travellers[0].birth_date: an adult is 18 or over on the travel date 2026-03-10"}},
+		{"adult without a birth date", "2030-01-01", Traveller{Type: "adult"}, nil},
 		{"no birth date", "2030-01-01", Traveller{Type: "child"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) { wantProblems(t, travellerAges([]Traveller{c.t}, c.travel), c.want...) })

@@ -83,9 +83,10 @@ func (p *problems) birthDate(field string, t Traveller, today time.Time) {
 	}
 }
 
-// travellerAges lists a problem for each child or infant (with a valid birth date, see
-// validateTravellers) who is too old for the type on travel, the first day of the
-// service (a fixed package's departure is known only once the package is read).
+// travellerAges lists a problem for each traveller (with a valid birth date, see
+// validateTravellers) whose age on travel, the first day of the service, is not its
+// type's: a child or an infant too old, an adult under 18 (a fixed package's departure
+// is known only once the package is read).
 func travellerAges(ts []Traveller, travel string) problems {
 	var p problems
 	on, _ := catalog.ParseDate(travel)
@@ -100,6 +101,8 @@ func travellerAges(ts []Traveller, travel string) problems {
 			p.add("%s: a child is under %d on the travel date %s", f, childUnder, travel)
 		case t.Type == travellerInfant && !born.AddDate(infantUnder, 0, 0).After(on):
 			p.add("%s: an infant is under %d on the travel date %s", f, infantUnder, travel)
+		case t.Type == travellerAdult && born.AddDate(childUnder, 0, 0).After(on):
+			p.add("%s: an adult is %d or over on the travel date %s; send a younger traveller as a child or an infant", f, childUnder, travel)
 		}
 	}
 	return p
