@@ -192,3 +192,40 @@ func (s *Service) DeleteSubscription(ctx context.Context, c *Caller, id int64) e
 	s.Logger.InfoContext(ctx, "webhook subscription deleted", "subscription_id", id, "partner_id", c.Partner.ID)
 	return nil
 }
+
+// DeliveryDetail is a webhook delivery with its attempts, oldest first.
+type DeliveryDetail struct {
+	*store.Delivery
+	Attempts []*store.DeliveryAttempt
+}
+
+// DeliveriesWithAttempts returns ds in their order, each with its attempts oldest first,
+// read in one store query.
+func (s *Service) DeliveriesWithAttempts(ctx context.Context, ds []*store.Delivery) ([]*DeliveryDetail, error) {
+	byID, err := s.attemptsByDelivery(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*DeliveryDetail, len(ds))
+	for i, d := range ds {
+		out[i] = &DeliveryDetail{Delivery: d, Attempts: byID[d.ID]}
+	}
+	return out, nil
+}
+
+// attemptsByDelivery reads the attempts of ds, oldest first, by delivery id.
+func (s *Service) attemptsByDelivery(ctx context.Context, ds []*store.Delivery) (map[int64][]*store.DeliveryAttempt, error) {
+	ids := make([]int64, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	as, err := s.Store.AttemptList(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]*store.DeliveryAttempt, len(ds))
+	for _, a := range as {
+		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	}
+	return out, nil
+}

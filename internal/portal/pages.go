@@ -106,11 +106,8 @@ type BookingDetail struct {
 	Timeline   []TimelineEntry
 }
 
-// DeliveryDetail is a delivery with every attempt.
-type DeliveryDetail struct {
-	*store.Delivery
-	Attempts []*store.DeliveryAttempt
-}
+// DeliveryDetail is a delivery with every attempt, oldest first (booking.DeliveriesWithAttempts).
+type DeliveryDetail = booking.DeliveryDetail
 
 // Booking returns the member's booking. 404 when absent or another partner's.
 func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*BookingDetail, error) {
@@ -129,7 +126,7 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 		if err != nil {
 			return nil, err
 		}
-		withAttempts, err := s.attempts(ctx, ds)
+		withAttempts, err := s.booking.DeliveriesWithAttempts(ctx, ds)
 		if err != nil {
 			return nil, err
 		}
@@ -137,25 +134,6 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 	}
 	s.describe(ctx, d)
 	return d, nil
-}
-
-func (s *Service) attempts(ctx context.Context, ds []*store.Delivery) ([]*DeliveryDetail, error) {
-	ids := make([]int64, len(ds))
-	out := make([]*DeliveryDetail, len(ds))
-	byID := map[int64]*DeliveryDetail{}
-	for i, d := range ds {
-		ids[i] = d.ID
-		out[i] = &DeliveryDetail{Delivery: d}
-		byID[d.ID] = out[i]
-	}
-	as, err := s.store.AttemptList(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range as {
-		byID[a.DeliveryID].Attempts = append(byID[a.DeliveryID].Attempts, a)
-	}
-	return out, nil
 }
 
 // CancelBooking cancels the member's booking through the API's one cancel: the same
@@ -258,7 +236,7 @@ func (s *Service) Deliveries(ctx context.Context, m *Member, subID int64, mode t
 		ds = ds[:PageSize]
 		out.Next = ds[PageSize-1].ID
 	}
-	if out.Deliveries, err = s.attempts(ctx, ds); err != nil {
+	if out.Deliveries, err = s.booking.DeliveriesWithAttempts(ctx, ds); err != nil {
 		return nil, err
 	}
 	return out, nil
