@@ -211,35 +211,15 @@ func (s *Service) ResumeSubscription(ctx context.Context, m *Member, id int64, a
 }
 
 // SubscriptionDeliveries is a subscription's page: it and a page of its deliveries.
-type SubscriptionDeliveries struct {
-	Subscription *store.Subscription
-	Deliveries   []*DeliveryDetail
-	Next         int64 // cursor of the next page, 0 on the last
-}
+type SubscriptionDeliveries = booking.DeliveryPage
 
 // Deliveries returns the partner's subscription with a page of its deliveries of mode
 // (those of test bookings and sample events, or the others) older than beforeID (0:
-// newest). 404 for another partner's subscription.
+// newest), as the API's GET /webhooks/{id}/deliveries reads them. 404 for another
+// partner's subscription.
 func (s *Service) Deliveries(ctx context.Context, m *Member, subID int64, mode tradewind.Mode, beforeID int64) (*SubscriptionDeliveries, error) {
-	sub, err := s.store.SubscriptionGet(ctx, m.Partner.ID, subID)
-	if err != nil {
-		return nil, mapNotFound(err, "Webhook subscription")
-	}
-	test := mode == tradewind.ModeTest
-	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID, Test: &test,
-		BeforeID: beforeID, Limit: PageSize + 1})
-	if err != nil {
-		return nil, err
-	}
-	out := &SubscriptionDeliveries{Subscription: sub}
-	if len(ds) > PageSize {
-		ds = ds[:PageSize]
-		out.Next = ds[PageSize-1].ID
-	}
-	if out.Deliveries, err = s.booking.DeliveriesWithAttempts(ctx, ds); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.booking.SubscriptionDeliveries(ctx, m.Partner.ID, subID, mode == tradewind.ModeTest,
+		booking.WebhookDeliveryQuery{Before: beforeID, PerPage: PageSize})
 }
 
 // Redeliver makes the partner's event due again for every subscription that had it.
