@@ -220,6 +220,12 @@ func TestWebhookDeliveries(t *testing.T) {
 			}
 		}
 
+		// An unknown parameter with a subscription that is not the caller's: the 404 stands
+		// alone, for another partner's as for an unknown id.
+		for _, id := range []int64{theirs.ID, 999999} {
+			env.Get(p.TestKey, fmt.Sprintf("/webhooks/%d/deliveries?page=2", id)).Expect(t, http.StatusNotFound, "not_found")
+		}
+
 		// The scope is webhook:manage.
 		noScope := env.NewKey("acme", booking.KeyParams{Mode: "test", Scopes: []string{"booking:read", "booking:write"}})
 		env.Get(noScope, path).Expect(t, http.StatusForbidden, "insufficient_scope")
