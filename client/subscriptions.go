@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -69,4 +70,88 @@ func (c *Client) CreateWebhook(ctx context.Context, req *CreateWebhookRequest) (
 func (c *Client) DeleteWebhook(ctx context.Context, id int64) error {
 	_, err := c.do(ctx, call{method: http.MethodDelete, path: "/webhooks/" + strconv.FormatInt(id, 10)}, nil, nil)
 	return err
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"   // DeliveryPending waits for its first attempt or a retry.
+	DeliverySucceeded = "succeeded" // DeliverySucceeded was acknowledged with a 2xx.
+	DeliveryFailed    = "failed"    // DeliveryFailed spent its retries, or its subscription was deleted first.
+)
+
+// WebhookDelivery is one event's delivery to a subscription, with every attempt.
+type WebhookDelivery struct {
+	ID        int64  `json:"id"`
+	EventID   string `json:"event_id"` // the X-Partner-Event-Id of every attempt
+	EventType string `json:"event_type"`
+	Status    string `json:"status"` // Delivery… constants
+	Attempts  int    `json:"attempts"`
+	// NextAttemptAt is when a pending delivery is next due; nil once it succeeded or failed.
+	NextAttemptAt *time.Time       `json:"next_attempt_at"`
+	LastError     string           `json:"last_error"` // "" when the last attempt was acknowledged, or none was made
+	CreatedAt     time.Time        `json:"created_at"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+	AttemptLog    []WebhookAttempt `json:"attempt_log"` // oldest first
+}
+
+// WebhookAttempt is one attempt of a delivery.
+type WebhookAttempt struct {
+	AttemptedAt time.Time `json:"attempted_at"`
+	StatusCode  int       `json:"status_code"` // 0 when no HTTP answer came (a timeout, a refused connection)
+	DurationMS  int64     `json:"duration_ms"`
+	Error       string    `json:"error"` // why it failed; "" when it was acknowledged
+	// ResponseExcerpt is the start of the answer's body (at most 512 bytes).
+	ResponseExcerpt string `json:"response_excerpt"`
+}
+
+// DeliveryPage is one page of a subscription's deliveries, newest first.
+type DeliveryPage struct {
+	Deliveries []WebhookDelivery
+	Meta       DeliveryPageMeta
+}
+
+// DeliveryPageMeta is the keyset paging of a subscription's deliveries.
+type DeliveryPageMeta struct {
+	PerPage int  `json:"per_page"`
+	HasMore bool `json:"has_more"` // older deliveries follow
+	// NextBefore is the before of the next, older page; 0 on the last page.
+	NextBefore int64 `json:"next_before"`
+}
+
+// DeliveryOption narrows a subscription's deliveries.
+type DeliveryOption func(url.Values)
+
+// WithDeliveryStatus keeps the deliveries in one state (DeliveryPending, …).
+func WithDeliveryStatus(status string) DeliveryOption {
+	return func(q url.Values) { q.Set("status", status) }
+}
+
+// WithDeliveryEvent keeps the deliveries of one event (evt_…).
+func WithDeliveryEvent(eventID string) DeliveryOption {
+	return func(q url.Values) { q.Set("event_id", eventID) }
+}
+
+// ListWebhookDeliveries reads one page of the deliveries to the partner's subscription
+// id, newest first, each with its attempts (GET /webhooks/{id}/deliveries): those of
+// test events with a test key, the others with a live key. before is a delivery id
+// (the previous page's Meta.NextBefore; 0 from the newest); perPage 0 takes the
+// server's default (25, at most 100). An unknown, deleted or another partner's
+// subscription gives an *Error with CodeNotFound.
+func (c *Client) ListWebhookDeliveries(ctx context.Context, id, before int64, perPage int, opts ...DeliveryOption) (*DeliveryPage, error) {
+	q := url.Values{}
+	for _, o := range opts {
+		o(q)
+	}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if perPage > 0 {
+		q.Set("per_page", strconv.Itoa(perPage))
+	}
+	path := "/webhooks/" + strconv.FormatInt(id, 10) + "/deliveries"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	out := DeliveryPage{Deliveries: []WebhookDelivery{}}
+	return orNil(&out, c.read(ctx, http.MethodGet, path, nil, &out.Deliveries, &out.Meta))
 }

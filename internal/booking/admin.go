@@ -314,7 +314,7 @@ func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) (*DeliveryRep
 	if err != nil {
 		return nil, err
 	}
-	r := &DeliveryReport{Attempts: map[int64][]*store.DeliveryAttempt{}, PartnerNames: map[int64]string{}}
+	r := &DeliveryReport{PartnerNames: map[int64]string{}}
 	var partnerID int64
 	for _, p := range partners {
 		r.PartnerNames[p.ID] = p.Name
@@ -329,16 +329,8 @@ func (s *Service) Deliveries(ctx context.Context, q DeliveryQuery) (*DeliveryRep
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, len(r.Deliveries))
-	for i, d := range r.Deliveries {
-		ids[i] = d.ID
-	}
-	attempts, err := s.Store.AttemptList(ctx, ids)
-	if err != nil {
+	if r.Attempts, err = s.attemptsByDelivery(ctx, r.Deliveries); err != nil {
 		return nil, err
-	}
-	for _, a := range attempts {
-		r.Attempts[a.DeliveryID] = append(r.Attempts[a.DeliveryID], a)
 	}
 	return r, nil
 }

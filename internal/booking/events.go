@@ -62,7 +62,7 @@ var EventQueryParams = []string{"after", "type", "reference", "per_page"}
 // Every bad parameter is listed in one 400 bad_request.
 func ParseEventQuery(q url.Values) (EventQuery, error) {
 	var p problems
-	out := EventQuery{PerPage: DefaultEventPage}
+	out := EventQuery{PerPage: p.queryPerPage(q, DefaultEventPage, MaxEventPage)} // as every list's per_page
 	one := func(name string) string { return p.queryParam(q, name) }
 	if v := one("after"); v != "" {
 		if !eventIDShape.MatchString(v) {
@@ -91,12 +91,6 @@ func ParseEventQuery(q url.Values) (EventQuery, error) {
 			p.add("reference: %q is not a booking reference such as HTL-7K2M9Q4X", clip(v))
 		}
 		out.Reference = ref
-	}
-	if n := p.queryInt(q, "per_page"); n != nil { // as every list's per_page (ParsePage)
-		if *n < 1 || *n > MaxEventPage {
-			p.add("per_page: must be 1–%d", MaxEventPage)
-		}
-		out.PerPage = *n
 	}
 	return out, p.err()
 }

@@ -140,6 +140,34 @@ func (p *problems) queryInt(q url.Values, name string) *int {
 	return &n
 }
 
+// queryPerPage returns the per_page query parameter, an integer from 1 to most given once,
+// or def when absent; the same rule and words as every list's per_page (pageOf).
+func (p *problems) queryPerPage(q url.Values, def, most int) int {
+	n := p.queryInt(q, "per_page")
+	if n == nil {
+		return def
+	}
+	if *n < 1 || *n > most {
+		p.add("per_page: must be 1–%d", most)
+	}
+	return *n
+}
+
+// queryID returns the id a query parameter given once names, a positive integer written
+// with digits only as a path id is (0 when absent).
+func (p *problems) queryID(q url.Values, name string) int64 {
+	v := p.queryParam(q, name)
+	if v == "" {
+		return 0
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id < 1 || v[0] == '+' {
+		p.add("%s: must be a positive integer", name)
+		return 0
+	}
+	return id
+}
+
 // queryParam returns the one value of a query parameter ("" when absent); a parameter
 // given twice or holding NUL is a problem.
 func (p *problems) queryParam(q url.Values, name string) string {

@@ -192,3 +192,203 @@ func (s *Service) DeleteSubscription(ctx context.Context, c *Caller, id int64) e
 	s.Logger.InfoContext(ctx, "webhook subscription deleted", "subscription_id", id, "partner_id", c.Partner.ID)
 	return nil
 }
+
+// DeliveryDetail is a webhook delivery with its attempts, oldest first.
+type DeliveryDetail struct {
+	*store.Delivery
+	Attempts []*store.DeliveryAttempt
+}
+
+// DeliveriesWithAttempts returns ds in their order, each with its attempts oldest first,
+// read in one store query.
+func (s *Service) DeliveriesWithAttempts(ctx context.Context, ds []*store.Delivery) ([]*DeliveryDetail, error) {
+	byID, err := s.attemptsByDelivery(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*DeliveryDetail, len(ds))
+	for i, d := range ds {
+		out[i] = &DeliveryDetail{Delivery: d, Attempts: byID[d.ID]}
+	}
+	return out, nil
+}
+
+// attemptsByDelivery reads the attempts of ds, oldest first, by delivery id.
+func (s *Service) attemptsByDelivery(ctx context.Context, ds []*store.Delivery) (map[int64][]*store.DeliveryAttempt, error) {
+	ids := make([]int64, len(ds))
+	for i, d := range ds {
+		ids[i] = d.ID
+	}
+	as, err := s.Store.AttemptList(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]*store.DeliveryAttempt, len(ds))
+	for _, a := range as {
+		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	}
+	return out, nil
+}
+
+// Page sizes of GET /webhooks/{id}/deliveries.
+const (
+	DefaultDeliveryPage = 25
+	MaxDeliveryPage     = 100
+)
+
+// deliveryStates are the states a delivery can be in, those the status filter takes.
+var deliveryStates = []string{store.DeliveryPending, store.DeliverySucceeded, store.DeliveryFailed}
+
+// WebhookDeliveryQueryParams are the query parameters of GET /webhooks/{id}/deliveries,
+// those ParseWebhookDeliveryQuery reads.
+var WebhookDeliveryQueryParams = []string{"per_page", "before", "status", "event_id"}
+
+// WebhookDeliveryQuery selects a page of one subscription's deliveries, newest first.
+type WebhookDeliveryQuery struct {
+	Before  int64  // keyset paging: only deliveries with a smaller id (0: from the newest)
+	Status  string // "" or one of pending, succeeded, failed
+	EventID string // "" or one event's deliveries
+	PerPage int    // 1–MaxDeliveryPage
+}
+
+// ParseWebhookDeliveryQuery reads the query of GET /webhooks/{id}/deliveries: per_page
+// (1–100, default 25, as every list's), before (a delivery id, a positive integer),
+// status (pending, succeeded or failed) and event_id (an event id, as the event feed
+// reads one), each given once. Every bad parameter is listed in one 400 bad_request.
+func ParseWebhookDeliveryQuery(q url.Values) (WebhookDeliveryQuery, error) {
+	var p problems
+	out := WebhookDeliveryQuery{PerPage: p.queryPerPage(q, DefaultDeliveryPage, MaxDeliveryPage), Before: p.queryID(q, "before")}
+	if v := p.queryParam(q, "status"); v != "" {
+		if !slices.Contains(deliveryStates, v) {
+			p.add("status: %q is not one of %s", clip(v), strings.Join(deliveryStates, ", "))
+		}
+		out.Status = v
+	}
+	if v := p.queryParam(q, "event_id"); v != "" {
+		if !eventIDShape.MatchString(v) {
+			p.add("event_id: must be an event id (evt_…)")
+		}
+		out.EventID = v
+	}
+	return out, p.err()
+}
+
+// DeliveryPage is a page of one subscription's deliveries, newest first, each with its
+// attempts.
+type DeliveryPage struct {
+	Subscription *store.Subscription
+	Deliveries   []*DeliveryDetail
+	Next         int64 // the cursor (before) of the next page, 0 on the last
+}
+
+// SubscriptionDeliveries returns the partner's subscription subID with the page of its
+// deliveries that q selects, newest first, each with its attempts oldest first: the
+// deliveries of test events (test bookings' events and sample events) when test, the
+// others when not. 404 not_found when the subscription is unknown, deleted or another
+// partner's. The API's deliveries list and the portal's subscription page read it.
+func (s *Service) SubscriptionDeliveries(ctx context.Context, partnerID, subID int64, test bool, q WebhookDeliveryQuery) (*DeliveryPage, error) {
+	sub, err := s.Store.SubscriptionGet(ctx, partnerID, subID)
+	if err != nil {
+		return nil, mapNotFound(err, "Webhook subscription")
+	}
+	perPage := min(max(q.PerPage, 1), MaxDeliveryPage)
+	ds, err := s.Store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: partnerID, SubscriptionID: sub.ID, Test: &test,
+		EventID: q.EventID, Status: q.Status, BeforeID: max(q.Before, 0), Limit: perPage + 1}) // one more tells whether a next page exists
+	if err != nil {
+		return nil, err
+	}
+	out := &DeliveryPage{Subscription: sub}
+	if len(ds) > perPage {
+		ds = ds[:perPage]
+		out.Next = ds[perPage-1].ID
+	}
+	if out.Deliveries, err = s.DeliveriesWithAttempts(ctx, ds); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeliveryView is a webhook delivery as the partner sees it: never the subscription's
+// secret or url, nor anything of another partner.
+type DeliveryView struct {
+	ID        int64               `json:"id"`
+	EventID   string              `json:"event_id"`
+	EventType tradewind.EventType `json:"event_type"`
+	Status    string              `json:"status"`
+	Attempts  int                 `json:"attempts"`
+	// NextAttemptAt is when a pending delivery is due; nil once it succeeded or failed.
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	// LastError is the error of the last attempt; nil when it succeeded or none was made.
+	LastError  *string       `json:"last_error"`
+	CreatedAt  time.Time     `json:"created_at"`
+	UpdatedAt  time.Time     `json:"updated_at"`
+	AttemptLog []AttemptView `json:"attempt_log"`
+}
+
+// AttemptView is one attempt of a delivery as the partner sees it.
+type AttemptView struct {
+	AttemptedAt time.Time `json:"attempted_at"`
+	// StatusCode and ResponseExcerpt (the start of the answer's body, at most
+	// webhook.SnippetLimit bytes) are nil when no HTTP answer came.
+	StatusCode      *int    `json:"status_code"`
+	DurationMS      int64   `json:"duration_ms"`
+	Error           *string `json:"error"` // nil when the attempt was acknowledged
+	ResponseExcerpt *string `json:"response_excerpt"`
+}
+
+// DeliveryPageMeta is the meta of a page of deliveries.
+type DeliveryPageMeta struct {
+	PerPage int  `json:"per_page"`
+	HasMore bool `json:"has_more"` // older deliveries follow this page
+	// NextBefore is the cursor of the next page, the last delivery of this one; nil when
+	// no older delivery follows.
+	NextBefore *int64 `json:"next_before"`
+}
+
+func viewDelivery(d *DeliveryDetail) *DeliveryView {
+	v := &DeliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Delivery.Attempts,
+		LastError: textOrNil(d.LastError), CreatedAt: d.CreatedAt.Truncate(time.Second), UpdatedAt: d.UpdatedAt.Truncate(time.Second),
+		AttemptLog: make([]AttemptView, 0, len(d.Attempts))}
+	if d.Status == store.DeliveryPending {
+		at := d.NextAttemptAt.Truncate(time.Second)
+		v.NextAttemptAt = &at
+	}
+	for _, a := range d.Attempts {
+		av := AttemptView{AttemptedAt: a.AttemptedAt.Truncate(time.Second), DurationMS: a.Duration.Milliseconds(), Error: textOrNil(a.Error)}
+		if a.StatusCode != 0 {
+			code, excerpt := a.StatusCode, a.ResponseSnippet
+			av.StatusCode, av.ResponseExcerpt = &code, &excerpt
+		}
+		v.AttemptLog = append(v.AttemptLog, av)
+	}
+	return v
+}
+
+// textOrNil is nil for "", else a pointer to a copy of s.
+func textOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ListWebhookDeliveries returns the page of deliveries to the caller's subscription id
+// that q selects, newest first, each with its attempts oldest first, in the caller's
+// mode: a test key sees the deliveries of test events only, a live key the others. 404
+// not_found when the subscription is unknown, deleted or another partner's, as
+// DeleteSubscription answers.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, c *Caller, id int64, q WebhookDeliveryQuery) ([]*DeliveryView, DeliveryPageMeta, error) {
+	meta := DeliveryPageMeta{PerPage: q.PerPage}
+	page, err := s.SubscriptionDeliveries(ctx, c.Partner.ID, id, c.Test(), q)
+	if err != nil {
+		return nil, meta, err
+	}
+	out := make([]*DeliveryView, 0, len(page.Deliveries))
+	for _, d := range page.Deliveries {
+		out = append(out, viewDelivery(d))
+	}
+	if page.Next != 0 {
+		meta.HasMore, meta.NextBefore = true, &page.Next
+	}
+	return out, meta, nil
+}

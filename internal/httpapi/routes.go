@@ -58,6 +58,7 @@ func (s *Server) endpoints() []endpoint {
 		{method: "GET", path: "/webhooks", scope: tradewind.ScopeWebhookManage, query: booking.PageQuery, h: s.listWebhooks},
 		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
 		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},
+		{method: "GET", path: "/webhooks/{id}/deliveries", scope: tradewind.ScopeWebhookManage, query: booking.WebhookDeliveryQueryParams, h: s.listWebhookDeliveries},
 	}
 }
 

@@ -48,3 +48,16 @@ func (s *Server) deleteWebhook(r *http.Request, c *booking.Caller, _ []byte) (*r
 	return withMessage(http.StatusOK, fmt.Sprintf("Webhook subscription %d deleted; nothing more will be delivered to it.", id),
 		WebhookDeleted{ID: id, Deleted: true}), nil
 }
+
+func (s *Server) listWebhookDeliveries(r *http.Request, c *booking.Caller, _ []byte) (*response, error) {
+	id, idErr := pathID(r, "id")
+	q, qErr := booking.ParseWebhookDeliveryQuery(r.URL.Query())
+	if err := joinInvalid(idErr, qErr); err != nil {
+		return nil, err
+	}
+	list, meta, err := s.cfg.Service.ListWebhookDeliveries(r.Context(), c, id, q)
+	if err != nil {
+		return nil, err
+	}
+	return &response{Status: http.StatusOK, Data: list, Meta: meta}, nil
+}

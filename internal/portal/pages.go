@@ -106,11 +106,8 @@ type BookingDetail struct {
 	Timeline   []TimelineEntry
 }
 
-// DeliveryDetail is a delivery with every attempt.
-type DeliveryDetail struct {
-	*store.Delivery
-	Attempts []*store.DeliveryAttempt
-}
+// DeliveryDetail is a delivery with every attempt, oldest first (booking.DeliveriesWithAttempts).
+type DeliveryDetail = booking.DeliveryDetail
 
 // Booking returns the member's booking. 404 when absent or another partner's.
 func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*BookingDetail, error) {
@@ -129,7 +126,7 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 		if err != nil {
 			return nil, err
 		}
-		withAttempts, err := s.attempts(ctx, ds)
+		withAttempts, err := s.booking.DeliveriesWithAttempts(ctx, ds)
 		if err != nil {
 			return nil, err
 		}
@@ -137,25 +134,6 @@ func (s *Service) Booking(ctx context.Context, m *Member, reference string) (*Bo
 	}
 	s.describe(ctx, d)
 	return d, nil
-}
-
-func (s *Service) attempts(ctx context.Context, ds []*store.Delivery) ([]*DeliveryDetail, error) {
-	ids := make([]int64, len(ds))
-	out := make([]*DeliveryDetail, len(ds))
-	byID := map[int64]*DeliveryDetail{}
-	for i, d := range ds {
-		ids[i] = d.ID
-		out[i] = &DeliveryDetail{Delivery: d}
-		byID[d.ID] = out[i]
-	}
-	as, err := s.store.AttemptList(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range as {
-		byID[a.DeliveryID].Attempts = append(byID[a.DeliveryID].Attempts, a)
-	}
-	return out, nil
 }
 
 // CancelBooking cancels the member's booking through the API's one cancel: the same
@@ -233,35 +211,15 @@ func (s *Service) ResumeSubscription(ctx context.Context, m *Member, id int64, a
 }
 
 // SubscriptionDeliveries is a subscription's page: it and a page of its deliveries.
-type SubscriptionDeliveries struct {
-	Subscription *store.Subscription
-	Deliveries   []*DeliveryDetail
-	Next         int64 // cursor of the next page, 0 on the last
-}
+type SubscriptionDeliveries = booking.DeliveryPage
 
 // Deliveries returns the partner's subscription with a page of its deliveries of mode
 // (those of test bookings and sample events, or the others) older than beforeID (0:
-// newest). 404 for another partner's subscription.
+// newest), as the API's GET /webhooks/{id}/deliveries reads them. 404 for another
+// partner's subscription.
 func (s *Service) Deliveries(ctx context.Context, m *Member, subID int64, mode tradewind.Mode, beforeID int64) (*SubscriptionDeliveries, error) {
-	sub, err := s.store.SubscriptionGet(ctx, m.Partner.ID, subID)
-	if err != nil {
-		return nil, mapNotFound(err, "Webhook subscription")
-	}
-	test := mode == tradewind.ModeTest
-	ds, err := s.store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: m.Partner.ID, SubscriptionID: sub.ID, Test: &test,
-		BeforeID: beforeID, Limit: PageSize + 1})
-	if err != nil {
-		return nil, err
-	}
-	out := &SubscriptionDeliveries{Subscription: sub}
-	if len(ds) > PageSize {
-		ds = ds[:PageSize]
-		out.Next = ds[PageSize-1].ID
-	}
-	if out.Deliveries, err = s.attempts(ctx, ds); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.booking.SubscriptionDeliveries(ctx, m.Partner.ID, subID, mode == tradewind.ModeTest,
+		booking.WebhookDeliveryQuery{Before: beforeID, PerPage: PageSize})
 }
 
 // Redeliver makes the partner's event due again for every subscription that had it.
