@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"strconv"
 )
 
 // Destination is a city that a search can find items in (GET /destinations).
@@ -39,20 +38,6 @@ func CityPrefix(prefix string) DestinationOption { return func(q url.Values) { q
 // narrowed by opts; page and perPage of 0 take the server's defaults (1 and 25, at most
 // 100). A city missing from the list is one every search answers empty.
 func (c *Client) ListDestinations(ctx context.Context, page, perPage int, opts ...DestinationOption) (*DestinationList, error) {
-	q := url.Values{}
-	for _, o := range opts {
-		o(q)
-	}
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	if perPage > 0 {
-		q.Set("per_page", strconv.Itoa(perPage))
-	}
-	path := "/destinations"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
 	out := DestinationList{Destinations: []Destination{}}
-	return orNil(&out, c.read(ctx, http.MethodGet, path, nil, &out.Destinations, &out.Page))
+	return orNil(&out, c.read(ctx, http.MethodGet, pagedPath("/destinations", opts, page, perPage), nil, &out.Destinations, &out.Page))
 }

@@ -124,33 +124,28 @@ func onSale(v any, stock ItemStock) (city string, ok bool) {
 	}
 	switch it := v.(type) {
 	case *catalog.Hotel:
-		for i := range it.Rooms {
-			if free(tradewind.UnitRoom, it.Rooms[i].ID) {
-				return it.City, true
-			}
-		}
-		return it.City, false
+		return it.City, anyFree(it.Rooms, tradewind.UnitRoom, func(r *catalog.Room) int64 { return r.ID }, free)
 	case *catalog.Activity:
 		return it.City, free(tradewind.UnitActivity, it.ID)
 	case *catalog.Rental:
-		for i := range it.Spaces {
-			if free(tradewind.UnitSpace, it.Spaces[i].ID) {
-				return it.City, true
-			}
-		}
-		return it.City, false
+		return it.City, anyFree(it.Spaces, tradewind.UnitSpace, func(sp *catalog.Space) int64 { return sp.ID }, free)
 	case *catalog.Package:
 		if it.Kind == catalog.PackageOpen {
 			return it.City, free(tradewind.UnitPackageDay, it.ID)
 		}
-		for i := range it.Departures {
-			if free(tradewind.UnitDeparture, it.Departures[i].ID) {
-				return it.City, true
-			}
-		}
-		return it.City, false
+		return it.City, anyFree(it.Departures, tradewind.UnitDeparture, func(d *catalog.Departure) int64 { return d.ID }, free)
 	}
 	return "", false
+}
+
+// anyFree reports whether free holds for one of units (of kind, ids by idOf).
+func anyFree[T any](units []T, kind tradewind.UnitKind, idOf func(*T) int64, free func(tradewind.UnitKind, int64) bool) bool {
+	for i := range units {
+		if free(kind, idOf(&units[i])) {
+			return true
+		}
+	}
+	return false
 }
 
 // destinationKinds are the unit kinds of each product type's items, as its search reads
