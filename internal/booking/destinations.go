@@ -100,9 +100,9 @@ func (t *CityTally) Add(v any, stock ItemStock) {
 type CityTallier interface {
 	// CityTallies calls each, under the reader's lock, with every product type and city
 	// (lower-case key) that has an item of that type, and the tally of those items over
-	// the days from..to (CityTally.Add). ok false: the reader
-	// cannot answer now (its model is not built yet); the caller reads the store
-	// instead. each must not keep t nor call the reader.
+	// the days from..to (CityTally.Add). ok false: the reader cannot answer now (its
+	// model is not built yet); the caller reads the store instead. each must not keep t
+	// nor call the reader.
 	CityTallies(ctx context.Context, from, to string,
 		each func(kind tradewind.ProductType, city string, t *CityTally)) (ok bool, err error)
 }
