@@ -5,7 +5,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -217,22 +216,8 @@ func setIf(q url.Values, k, v string) {
 //
 //	c.ListBookings(ctx, 1, 100, client.WithMode("live"), client.CreatedBetween("2027-01-04", "2027-01-04"))
 func (c *Client) ListBookings(ctx context.Context, page, perPage int, opts ...ListOption) (*BookingList, error) {
-	q := url.Values{}
-	for _, o := range opts {
-		o(q)
-	}
-	if page > 0 {
-		q.Set("page", strconv.Itoa(page))
-	}
-	if perPage > 0 {
-		q.Set("per_page", strconv.Itoa(perPage))
-	}
-	path := "/bookings"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
 	out := BookingList{Bookings: []Booking{}}
-	return orNil(&out, c.read(ctx, http.MethodGet, path, nil, &out.Bookings, &out.Page))
+	return orNil(&out, c.read(ctx, http.MethodGet, pagedPath("/bookings", opts, page, perPage), nil, &out.Bookings, &out.Page))
 }
 
 // AllBookings iterates over all the partner's bookings matching opts, newest first,

@@ -8,7 +8,8 @@
 //	c := client.New("https://api.tradewind.example", os.Getenv("TRADEWIND_KEY"))
 //	found, err := c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: "2027-03-08", CheckOut: "2027-03-10"})
 //
-// The flow is search (SearchHotels, SearchActivities, SearchRentals, SearchPackages),
+// ListDestinations names the cities there are items to search in. The flow is search
+// (SearchHotels, SearchActivities, SearchRentals, SearchPackages),
 // the item's record (GetHotel, …), its live availability (HotelAvailability, …), Prebook
 // (locks the price for 15 minutes), Book, then GetBooking, ListBookings or AllBookings,
 // and CancelBooking. Webhook subscriptions are managed with ListWebhooks, CreateWebhook and

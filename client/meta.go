@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -79,4 +81,23 @@ func orNil[T any](v *T, err error) (*T, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// pagedPath is path with the query opts set and a list's page and perPage (0 leaves each
+// to the server's default).
+func pagedPath[O ~func(url.Values)](path string, opts []O, page, perPage int) string {
+	q := url.Values{}
+	for _, o := range opts {
+		o(q)
+	}
+	if page > 0 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	if perPage > 0 {
+		q.Set("per_page", strconv.Itoa(perPage))
+	}
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return path
 }

@@ -45,6 +45,9 @@ func (s *Server) endpoints() []endpoint {
 		{method: "GET", path: "/packages/{id}", scope: catalog, product: pkg, h: serveRecord(svc.Package)},
 		{method: "POST", path: "/packages/availability", scope: avail, product: pkg, h: serveAvailability(svc.PackageAvailability)},
 
+		// The cities to search, counted for the products the key enables: no one product.
+		{method: "GET", path: "/destinations", scope: catalog, query: booking.DestinationQuery, h: s.listDestinations},
+
 		// A quote's product is in its body: the service checks it.
 		{method: "POST", path: "/bookings/prebook", scope: avail, h: s.prebook},
 		{method: "GET", path: "/bookings", scope: tradewind.ScopeBookingRead, query: booking.BookingListQuery, h: s.listBookings},

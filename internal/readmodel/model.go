@@ -70,6 +70,7 @@ type state struct {
 	days     dayNames
 	hotels   *cityTables[booking.CityHotels]
 	rentals  *cityTables[booking.CityRentals]
+	dest     destinations // GET /destinations' tallies (destinations.go)
 }
 
 func newState() *state {
@@ -325,6 +326,7 @@ func (m *state) put(x *item) {
 	copy(city[at+1:], city[at:])
 	city[at] = x
 	idx.byCity[x.city] = city
+	m.dest.touch(x.kind, x.city)
 	if x.kind == tradewind.ProductHotel {
 		m.hotels.drop(x.city)
 	}
@@ -352,6 +354,7 @@ func (m *state) remove(kind tradewind.ProductType, id int64) {
 			break
 		}
 	}
+	m.dest.touch(kind, old.city)
 	if kind == tradewind.ProductHotel {
 		m.hotels.drop(old.city)
 	}

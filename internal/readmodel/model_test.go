@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tradewind/tradewind"
@@ -123,6 +124,11 @@ func (p *pair) compare(t *testing.T, rng *rand.Rand) int {
 					DateFrom: apitest.Day(in), DateTo: apitest.Day(in + 15), Adults: &adults}))
 			})
 		}
+	}
+	for _, f := range []booking.DestinationFilter{{}, {Product: tradewind.ProductHotel}, {Prefix: strings.ToLower(p.doc.Hotels[0].City[:1])}} {
+		same(fmt.Sprintf("destinations %+v", f), func(s *booking.Service) string {
+			return answer(s.Destinations(ctx, p.caller, f, booking.Page{Page: 1, PerPage: 100}))
+		})
 	}
 	for range 10 {
 		in, nights, adults := 1+rng.IntN(30), 1+rng.IntN(4), 1+rng.IntN(2)

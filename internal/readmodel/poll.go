@@ -343,6 +343,7 @@ func (m *Model) reloadItemDays(kind tradewind.ProductType, id int64, unitKind tr
 		u.setPrice(d, r.Price) // fits: checked above
 	}
 	x.days++
+	m.dest.touch(kind, x.city) // a day may have sold out, or opened again
 	// The city's hotel table, if built, holds a day-major copy of its rooms' days: the
 	// spans' days are copied again from the units (a table built later copies them).
 	if kind == tradewind.ProductHotel {
