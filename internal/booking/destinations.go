@@ -175,9 +175,10 @@ type destinationCity struct {
 // enables. A type the key does not enable is never shown, and a city with no item of the
 // types shown is not listed. An item counts when a search could return it for a party
 // of one on a day from today to the last day a search may ask for (onSale). The answer
-// comes from the read model's tallies when the service has a built one, else from the
-// store, which reads every item of the types shown and their stock over those days.
-// 403 product_not_enabled when the key does not enable f.Product.
+// comes from the read model's tallies when the service has one (503 service_unavailable
+// while it is being built), else from the store, which reads every item of the types
+// shown and their stock over those days. 403 product_not_enabled when the key does not
+// enable f.Product.
 func (s *Service) Destinations(ctx context.Context, c *Caller, f DestinationFilter, pg Page) (list []Destination, meta PageMeta, err error) {
 	defer wrap(&err, "destinations")
 	var shown []tradewind.ProductType
@@ -210,16 +211,20 @@ func (s *Service) Destinations(ctx context.Context, c *Caller, f DestinationFilt
 		}
 	}
 	from, to := s.destinationWindow()
-	done := false
-	if ct, ok := s.reads().(CityTallier); ok && len(shown) > 0 {
-		if done, err = ct.CityTallies(ctx, from, to, add); err != nil {
-			return nil, meta, err
+	if ct, ok := s.reads().(CityTallier); ok {
+		// A model still being built answers 503, not the store's whole catalog: the
+		// store's tallies read every item and its stock, which a request must not cost
+		// a server of 20 000 hotels (it is not ready, /readyz says, for a few seconds).
+		if len(shown) > 0 {
+			if done, err := ct.CityTallies(ctx, from, to, add); err != nil {
+				return nil, meta, err
+			} else if !done {
+				return nil, meta, tradewind.Errorf(tradewind.ECodeUnavailable,
+					"Destinations are listed once this server has loaded the catalog, within seconds of its start; retry shortly.")
+			}
 		}
-	}
-	if !done {
-		if err := s.storeCityTallies(ctx, shown, from, to, add); err != nil {
-			return nil, meta, err
-		}
+	} else if err := s.storeCityTallies(ctx, shown, from, to, add); err != nil {
+		return nil, meta, err
 	}
 	keys := make([]string, 0, len(cities))
 	for key, d := range cities {

@@ -323,3 +323,24 @@ func testDestinations(t *testing.T, o storetest.Opener, withModel bool) {
 		}
 	})
 }
+
+// TestDestinationsBeforeTheModel: a server whose read model is still being built answers
+// 503 service_unavailable, rather than count the whole catalog from the store for one
+// request; once built, the model answers.
+func TestDestinationsBeforeTheModel(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env := apitest.New(t, o)
+		env.Import(destinationsCatalog())
+		p := env.NewPartner("acme", booking.PartnerParams{})
+		model := readmodel.New(env.Store, env.Clock, nil)
+		env.Service.Reads = model // not built yet
+		r := env.Get(p.TestKey, "/destinations").Expect(t, 503, "service_unavailable")
+		wantRaw(t, r, "once this server has loaded the catalog")
+		if err := model.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if list, _ := destinations(t, env, p.TestKey, ""); len(list) != 6 {
+			t.Errorf("after the build: %d cities, want 6", len(list))
+		}
+	})
+}
