@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
 	"github.com/tradewind/tradewind/internal/catalog"
@@ -102,4 +103,28 @@ func searchLoop(b *testing.B, ask func() error) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkModelDestinations: GET /destinations' tallies over benchPair's catalog.
+// "unchanged" is a request after one that counted (the cost of the cities); "every
+// city" counts every city again, as the first request of a day does, under the model's
+// read lock (writers wait for it).
+func BenchmarkModelDestinations(b *testing.B) {
+	p := benchPair(b)
+	ctx := context.Background()
+	b.Run("unchanged", func(b *testing.B) {
+		searchLoop(b, func() error {
+			_, _, err := p.fast.Destinations(ctx, p.caller, booking.DestinationFilter{}, booking.Page{Page: 1, PerPage: 25})
+			return err
+		})
+	})
+	b.Run("every city", func(b *testing.B) {
+		ends := []string{apitest.Day(500), apitest.Day(499)} // a window moved: every tally counted again
+		i := 0
+		searchLoop(b, func() error {
+			i++
+			_, err := p.model.CityTallies(ctx, apitest.Day(0), ends[i%2], func(tradewind.ProductType, string, *booking.CityTally) {})
+			return err
+		})
+	})
 }
