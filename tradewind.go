@@ -81,7 +81,7 @@ const (
 	ReasonPartyTooLarge    = "party_too_large"      // the party does not fit the room, space or rooms asked
 	ReasonUnknownItem      = "unknown_item"         // no such hotel, activity, rental or package for this partner
 	ReasonUnknownOption    = "unknown_option"       // a room, space, option, departure or add-on the item does not have, or a date field of the other kind of package
-	ReasonInThePast        = "in_the_past"          // the service starts before today
+	ReasonInThePast        = "in_the_past"          // the service starts before today (a departure that left; a past date the request names is a 400)
 	ReasonCurrencyMismatch = "currency_mismatch"    // the item is priced in another currency than the credit line
 	ReasonNotBookable      = "product_not_bookable" // the product type cannot be booked
 	ReasonPrebookUnknown   = "prebook_unknown"      // the prebook token is not this key's

@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"errors"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -153,14 +155,18 @@ func (p *problems) queryPerPage(q url.Values, def, most int) int {
 	return *n
 }
 
-// queryID returns the id a query parameter given once names, a positive integer written
-// with digits only as a path id is (0 when absent).
-func (p *problems) queryID(q url.Values, name string) int64 {
+// queryBound returns the id bound a query parameter given once names, a positive integer
+// written with digits only as a path id is (0 when absent). A bound past int64 is the
+// largest id: every id is below it.
+func (p *problems) queryBound(q url.Values, name string) int64 {
 	v := p.queryParam(q, name)
 	if v == "" {
 		return 0
 	}
 	id, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && v[0] >= '1' && v[0] <= '9' {
+		return math.MaxInt64
+	}
 	if err != nil || id < 1 || v[0] == '+' {
 		p.add("%s: must be a positive integer", name)
 		return 0

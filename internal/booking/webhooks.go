@@ -257,7 +257,7 @@ type WebhookDeliveryQuery struct {
 // reads one), each given once. Every bad parameter is listed in one 400 bad_request.
 func ParseWebhookDeliveryQuery(q url.Values) (WebhookDeliveryQuery, error) {
 	var p problems
-	out := WebhookDeliveryQuery{PerPage: p.queryPerPage(q, DefaultDeliveryPage, MaxDeliveryPage), Before: p.queryID(q, "before")}
+	out := WebhookDeliveryQuery{PerPage: p.queryPerPage(q, DefaultDeliveryPage, MaxDeliveryPage), Before: p.queryBound(q, "before")}
 	if v := p.queryParam(q, "status"); v != "" {
 		if !slices.Contains(deliveryStates, v) {
 			p.add("status: %q is not one of %s", clip(v), strings.Join(deliveryStates, ", "))

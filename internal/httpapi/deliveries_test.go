@@ -160,6 +160,10 @@ func TestWebhookDeliveries(t *testing.T) {
 		if list, meta, _ := deliveriesPage(t, env, p.TestKey, sub.ID, fmt.Sprintf("before=%d", failed.ID)); len(list) != 0 || meta.HasMore {
 			t.Errorf("before the oldest = %+v, %+v", list, meta)
 		}
+		// A bound past int64 is above every id: the newest page.
+		if list, _, _ := deliveriesPage(t, env, p.TestKey, sub.ID, "per_page=2&before=999999999999999999999"); !slices.Equal(deliveryEvents(list), wantEvents[:2]) {
+			t.Errorf("before past int64 = %v, want the newest page", deliveryEvents(list))
+		}
 
 		// Filters: status and event_id, alone and together.
 		for _, c := range []struct {

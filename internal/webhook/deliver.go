@@ -187,7 +187,27 @@ func (d *Deliverer) transportError(ctx context.Context, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err // drop `Post "<url>":`, the partner knows its url
 	}
-	return &attemptError{msg: snippet([]byte(err.Error()), 200), cause: err}
+	return &attemptError{msg: snippet([]byte(partnerSafe(err)), 200), cause: err}
+}
+
+// partnerSafe is err's text without what it tells of Tradewind's side, since the partner
+// reads it (GET /webhooks/{id}/deliveries, the portal): a DNS error names the resolver
+// that was asked ("lookup h on 10.0.0.53:53"), a network error the local address it came
+// from ("read tcp 10.0.0.5:41234->…"). The partner's host and address stay.
+func partnerSafe(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "DNS lookup of " + dns.Name + " failed: " + dns.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Source != nil {
+		text := op.Op + " " + op.Net
+		if op.Addr != nil {
+			text += " " + op.Addr.String()
+		}
+		return text + ": " + op.Err.Error()
+	}
+	return err.Error()
 }
 
 // snippet makes at most the first limit bytes of b safe to store as text.

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -363,3 +365,33 @@ func TestDelivererConcurrentUse(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestTransportErrorsPartnerSafe: the text of a failed attempt, which the partner reads,
+// names neither the resolver Tradewind asked nor the local address it sent from.
+func TestTransportErrorsPartnerSafe(t *testing.T) {
+	d := NewDeliverer(false, 10*time.Second, nil)
+	local := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 41234}
+	remote := &net.TCPAddr{IP: net.IPv4(93, 184, 216, 34), Port: 443}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&url.Error{Op: "Post", URL: "https://hooks.example/x", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &net.DNSError{Err: "no such host", Name: "hooks.example", Server: "10.255.255.53:53", IsNotFound: true}}},
+			"DNS lookup of hooks.example failed: no such host"},
+		{&url.Error{Op: "Post", URL: "https://hooks.example/x", Err: &net.OpError{Op: "read", Net: "tcp", Source: local, Addr: remote,
+			Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}}},
+			"read tcp 93.184.216.34:443: read: connection reset by peer"},
+		{&url.Error{Op: "Post", URL: "https://hooks.example/x", Err: &net.OpError{Op: "dial", Net: "tcp", Addr: remote,
+			Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}},
+			"dial tcp 93.184.216.34:443: connect: connection refused"},
+	} {
+		got := d.transportError(context.Background(), c.err).Error()
+		if got != c.want {
+			t.Errorf("transportError(%v) = %q, want %q", c.err, got, c.want)
+		}
+		if strings.Contains(got, "10.255.255.53") || strings.Contains(got, "10.0.0.5") {
+			t.Errorf("%q names Tradewind's side", got)
+		}
+	}
+}
