@@ -58,6 +58,8 @@ type Error struct {
 	// Reason refines a 422's Code for programs (one of the Reason constants), so that a
 	// client tells "sold out" from "no such room" without reading Message; "" otherwise.
 	Reason string
+	// RetryAfter, when above 0, is the Retry-After the answer carries, in seconds.
+	RetryAfter int
 }
 
 func (e *Error) Error() string {
@@ -77,20 +79,20 @@ func Errorf(code, format string, args ...any) *Error {
 // does not know as its code alone.
 const (
 	// invalid_quote
-	ReasonSoldOut          = "sold_out"             // not available for these dates and party any more: search again
-	ReasonPartyTooLarge    = "party_too_large"      // the party does not fit the room, space or rooms asked
-	ReasonUnknownItem      = "unknown_item"         // no such hotel, activity, rental or package for this partner
-	ReasonUnknownOption    = "unknown_option"       // a room, space, option, departure or add-on the item does not have, or a date field of the other kind of package
-	ReasonInThePast        = "in_the_past"          // the service starts before today (a departure that left; a past date the request names is a 400)
-	ReasonCurrencyMismatch = "currency_mismatch"    // the item is priced in another currency than the credit line
-	ReasonNotBookable      = "product_not_bookable" // the product type cannot be booked
-	ReasonPrebookUnknown   = "prebook_unknown"      // the prebook token is not this key's
-	ReasonPrebookUsed      = "prebook_used"         // the prebook token already booked
+	ReasonSoldOut            = "sold_out"             // not available for these dates and party any more: search again
+	ReasonPartyTooLarge      = "party_too_large"      // the party does not fit the room, space or rooms asked
+	ReasonUnknownItem        = "unknown_item"         // no such hotel, activity, rental or package for this partner
+	ReasonUnknownOption      = "unknown_option"       // a room, space, option, departure or add-on the item does not have, or a date field of the other kind of package
+	ReasonInThePast          = "in_the_past"          // the service starts before today (a departure that left; a past date the request names is a 400)
+	ReasonCurrencyMismatch   = "currency_mismatch"    // the item is priced in another currency than the credit line
+	ReasonProductNotBookable = "product_not_bookable" // the product type cannot be booked
+	ReasonPrebookUnknown     = "prebook_unknown"      // the prebook token is not this key's
+	ReasonPrebookUsed        = "prebook_used"         // the prebook token already booked
 	// not_cancellable
-	ReasonAlreadyCancelled  = "already_cancelled" // the booking is cancelled
-	ReasonCompleted         = "completed"         // the service took place
-	ReasonStateChanged      = "state_changed"     // the booking changed state meanwhile: read it again
-	ReasonLiveInTestConsole = "live_booking"      // the portal's test console never cancels a live booking
+	ReasonAlreadyCancelled = "already_cancelled" // the booking is cancelled
+	ReasonCompleted        = "completed"         // the service took place
+	ReasonStateChanged     = "state_changed"     // the booking changed state meanwhile: read it again
+	ReasonLiveBooking      = "live_booking"      // the portal's test console never cancels a live booking
 )
 
 // ReasonCodes gives each reason the one code it refines (documented in the OpenAPI
@@ -98,9 +100,9 @@ const (
 var ReasonCodes = map[string]string{
 	ReasonSoldOut: ECodeInvalidQuote, ReasonPartyTooLarge: ECodeInvalidQuote, ReasonUnknownItem: ECodeInvalidQuote,
 	ReasonUnknownOption: ECodeInvalidQuote, ReasonInThePast: ECodeInvalidQuote, ReasonCurrencyMismatch: ECodeInvalidQuote,
-	ReasonNotBookable: ECodeInvalidQuote, ReasonPrebookUnknown: ECodeInvalidQuote, ReasonPrebookUsed: ECodeInvalidQuote,
+	ReasonProductNotBookable: ECodeInvalidQuote, ReasonPrebookUnknown: ECodeInvalidQuote, ReasonPrebookUsed: ECodeInvalidQuote,
 	ReasonAlreadyCancelled: ECodeNotCancellable, ReasonCompleted: ECodeNotCancellable,
-	ReasonStateChanged: ECodeNotCancellable, ReasonLiveInTestConsole: ECodeNotCancellable,
+	ReasonStateChanged: ECodeNotCancellable, ReasonLiveBooking: ECodeNotCancellable,
 }
 
 // Refusal returns an *Error with its reason (a Reason constant) and a formatted message.

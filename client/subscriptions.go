@@ -138,20 +138,10 @@ func WithDeliveryEvent(eventID string) DeliveryOption {
 // server's default (25, at most 100). An unknown, deleted or another partner's
 // subscription gives an *Error with CodeNotFound.
 func (c *Client) ListWebhookDeliveries(ctx context.Context, id, before int64, perPage int, opts ...DeliveryOption) (*DeliveryPage, error) {
-	q := url.Values{}
-	for _, o := range opts {
-		o(q)
-	}
 	if before > 0 {
-		q.Set("before", strconv.FormatInt(before, 10))
+		opts = append(opts[:len(opts):len(opts)], func(q url.Values) { q.Set("before", strconv.FormatInt(before, 10)) })
 	}
-	if perPage > 0 {
-		q.Set("per_page", strconv.Itoa(perPage))
-	}
-	path := "/webhooks/" + strconv.FormatInt(id, 10) + "/deliveries"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
+	path := pagedPath("/webhooks/"+strconv.FormatInt(id, 10)+"/deliveries", opts, 0, perPage)
 	out := DeliveryPage{Deliveries: []WebhookDelivery{}}
 	return orNil(&out, c.read(ctx, http.MethodGet, path, nil, &out.Deliveries, &out.Meta))
 }

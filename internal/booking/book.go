@@ -624,7 +624,7 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 			return mapNotFound(err, "Booking")
 		}
 		if e.testOnly && !b.Test {
-			return notCancellable(tradewind.ReasonLiveInTestConsole,
+			return notCancellable(tradewind.ReasonLiveBooking,
 				"Booking %s is a live booking: the test console never cancels one. Cancel it from its page in the portal or with a live key.", b.Reference)
 		}
 		now := s.now()

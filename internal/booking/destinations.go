@@ -101,8 +101,8 @@ type CityTallier interface {
 	// CityTallies calls each, under the reader's lock, with every product type and city
 	// (lower-case key) that has an item of that type, and the tally of those items over
 	// the days from..to (CityTally.Add). ok false: the reader cannot answer now (its
-	// model is not built yet); the caller reads the store instead. each must not keep t
-	// nor call the reader.
+	// model is not built yet); the request is 503 (counting from the store would read
+	// the whole catalog). each must not keep t nor call the reader.
 	CityTallies(ctx context.Context, from, to string,
 		each func(kind tradewind.ProductType, city string, t *CityTally)) (ok bool, err error)
 }
@@ -219,8 +219,10 @@ func (s *Service) Destinations(ctx context.Context, c *Caller, f DestinationFilt
 			if done, err := ct.CityTallies(ctx, from, to, add); err != nil {
 				return nil, meta, err
 			} else if !done {
-				return nil, meta, tradewind.Errorf(tradewind.ECodeUnavailable,
+				e := tradewind.Errorf(tradewind.ECodeUnavailable,
 					"Destinations are listed once this server has loaded the catalog, within seconds of its start; retry shortly.")
+				e.RetryAfter = 1
+				return nil, meta, e
 			}
 		}
 	} else if err := s.storeCityTallies(ctx, shown, from, to, add); err != nil {

@@ -112,7 +112,7 @@ func productFor(c *Caller, q *QuoteRequest) (product, error) {
 	}
 	p, ok := products[pt]
 	if !ok {
-		return nil, invalidQuote(tradewind.ReasonNotBookable, "Product type %q cannot be booked yet.", pt)
+		return nil, invalidQuote(tradewind.ReasonProductNotBookable, "Product type %q cannot be booked yet.", pt)
 	}
 	return p, nil
 }

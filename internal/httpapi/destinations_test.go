@@ -336,6 +336,9 @@ func TestDestinationsBeforeTheModel(t *testing.T) {
 		env.Service.Reads = model // not built yet
 		r := env.Get(p.TestKey, "/destinations").Expect(t, 503, "service_unavailable")
 		wantRaw(t, r, "once this server has loaded the catalog")
+		if got := r.Header.Get("Retry-After"); got != "1" {
+			t.Errorf("Retry-After %q, want 1", got)
+		}
 		if err := model.Build(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -172,6 +172,9 @@ func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 // writeErrorBody writes the error envelope of te with status, which is normally its
 // code's (harden answers bad_request with 431 when the header fields are too large).
 func writeErrorBody(w http.ResponseWriter, status int, te *tradewind.Error) {
+	if te.RetryAfter > 0 && w.Header().Get(HeaderRetryAfter) == "" {
+		w.Header().Set(HeaderRetryAfter, strconv.Itoa(te.RetryAfter))
+	}
 	writeJSON(w, status, errorBody{Success: false, Message: truncateText(te.Message, maxMessageBytes), Code: te.Code,
 		Reason: te.Reason, Errors: boundedDetails(te.Details)})
 }

@@ -2,7 +2,6 @@ package readmodel
 
 import (
 	"context"
-	"sync"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
@@ -15,8 +14,7 @@ import (
 // every tally when the days asked for move (a new day). A search never reads it; a write
 // marks one city once a tally has been asked for, and nothing before.
 type destinations struct {
-	mu       sync.Mutex // held by the one CityTallies counting, under Model.mu's read lock
-	counted  bool       // tallies hold every city's, over from..to
+	counted  bool // tallies hold every city's, over from..to
 	from, to string
 	tallies  map[tradewind.ProductType]map[string]*booking.CityTally // cities without an item of the type are absent
 	dirty    map[tradewind.ProductType]map[string]bool               // cities to count again
@@ -36,7 +34,7 @@ func (d *destinations) touch(kind tradewind.ProductType, city string) {
 }
 
 // count counts city's tally of kind from the state's items and their units' days over
-// d.from..d.to. Under Model.mu (read) and d.mu.
+// d.from..d.to. Under Model.destMu and Model.mu (read).
 func (d *destinations) count(s *state, kind tradewind.ProductType, city string) {
 	items := s.products[kind].byCity[city]
 	if len(items) == 0 {
@@ -63,11 +61,14 @@ func (m *Model) CityTallies(ctx context.Context, from, to string,
 	if !m.ready.Load() {
 		return false, nil
 	}
+	// One request counts at a time, and the others wait for it before taking the read
+	// lock, not holding it: a writer waiting for the lock would hold every search back
+	// behind a queue of them.
+	m.destMu.Lock()
+	defer m.destMu.Unlock()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	d := &m.dest
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if !d.counted || d.from != from || d.to != to {
 		d.from, d.to = from, to
 		d.tallies = map[tradewind.ProductType]map[string]*booking.CityTally{}

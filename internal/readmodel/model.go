@@ -48,6 +48,8 @@ type Model struct {
 
 	mu sync.RWMutex
 	*state
+	// destMu serialises GET /destinations' counts (CityTallies), taken before mu.
+	destMu sync.Mutex
 
 	// pollMu serialises polls; cursor is the last change applied (under pollMu).
 	pollMu sync.Mutex

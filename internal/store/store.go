@@ -454,8 +454,9 @@ type Querier interface {
 	SubscriptionDelete(ctx context.Context, p SubscriptionDeleteParams) error
 
 	// DeliveryClaimDue leases up to p.Limit pending deliveries that are due and not
-	// leased, in one statement (PostgreSQL skips rows another claim holds), so that
-	// each is sent by one dispatcher at a time; a lease that expires is claimed again.
+	// leased, in one statement (PostgreSQL skips rows another claim holds; two when
+	// p.Last names subscriptions: the others' first, then any), so that each is sent by
+	// one dispatcher at a time; a lease that expires is claimed again.
 	DeliveryClaimDue(ctx context.Context, p DeliveryClaimParams) ([]*ClaimedDelivery, error)
 	// DeliveryRecordAttempt records an attempt and, if the lease of p.ClaimToken still
 	// holds, moves the delivery to p.Status and releases it; false when the lease was

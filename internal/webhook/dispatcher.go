@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -39,7 +40,8 @@ type DispatcherConfig struct {
 	Clock  tradewind.Clock
 	Logger *slog.Logger
 	// PollInterval, Lease and Concurrency default to DefaultPollInterval, DefaultLease
-	// and DefaultConcurrency; Lease must be longer than the Deliverer's timeout.
+	// and DefaultConcurrency; Lease must be longer than the Deliverer's timeout, and
+	// Concurrency at most store.MaxClaimLast.
 	PollInterval time.Duration
 	Lease        time.Duration
 	Concurrency  int
@@ -98,6 +100,11 @@ func NewDispatcher(cfg DispatcherConfig) (*Dispatcher, error) {
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Concurrency > store.MaxClaimLast {
+		// A claim serves at most MaxClaimLast subscriptions last (Run): as many as
+		// attempts in flight.
+		return nil, fmt.Errorf("webhook dispatcher: at most %d attempts at once, not %d", store.MaxClaimLast, cfg.Concurrency)
 	}
 	if cfg.Lease <= cfg.Deliverer.timeout {
 		return nil, errors.New("webhook dispatcher: the lease must be longer than the delivery timeout " + cfg.Deliverer.timeout.String())

@@ -634,7 +634,7 @@ func TestNudgeSendsAtOnce(t *testing.T) {
 	rc.waitAcknowledged(1) // long before the hour-long poll
 }
 
-func TestNewDispatcherChecksLease(t *testing.T) {
+func TestNewDispatcherChecksItsConfig(t *testing.T) {
 	t.Parallel()
 	_, err := webhook.NewDispatcher(webhook.DispatcherConfig{Store: storetest.OpenSQLite(t),
 		Deliverer: webhook.NewDeliverer(false, 10*time.Second, nil), Lease: 5 * time.Second})
@@ -643,6 +643,11 @@ func TestNewDispatcherChecksLease(t *testing.T) {
 	}
 	if _, err := webhook.NewDispatcher(webhook.DispatcherConfig{}); err == nil {
 		t.Error("NewDispatcher without a store succeeded")
+	}
+	_, err = webhook.NewDispatcher(webhook.DispatcherConfig{Store: storetest.OpenSQLite(t), Deliverer: webhook.NewDeliverer(false, time.Second, nil),
+		Concurrency: store.MaxClaimLast + 1})
+	if err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("NewDispatcher with %d attempts at once: %v", store.MaxClaimLast+1, err)
 	}
 }
 

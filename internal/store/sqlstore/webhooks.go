@@ -103,13 +103,20 @@ func (q *queries) DeliveryClaimDue(ctx context.Context, p store.DeliveryClaimPar
 	// The other subscriptions' first, then the rest of Limit from any (the leased rows
 	// of the first are no longer due to the second).
 	ids, err := q.leaseDue(ctx, p, token, last)
-	if err == nil && len(last) > 0 && len(ids) < p.Limit {
-		var more []int64
-		more, err = q.leaseDue(ctx, store.DeliveryClaimParams{Now: p.Now, Lease: p.Lease, Limit: p.Limit - len(ids)}, token, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(last) > 0 && len(ids) < p.Limit {
+		more, err := q.leaseDue(ctx, store.DeliveryClaimParams{Now: p.Now, Lease: p.Lease, Limit: p.Limit - len(ids)}, token, nil)
+		if err != nil && len(ids) == 0 {
+			return nil, err
+		}
+		// Each statement commits alone: should the second fail, the first's leases are
+		// still this claim's to send, not left to expire unsent.
 		ids = append(ids, more...)
 	}
-	if err != nil || len(ids) == 0 {
-		return nil, err
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
