@@ -48,6 +48,7 @@ type ActivitySearchResult struct {
 	Category    *string               `json:"category"`
 	PricingMode tradewind.PricingMode `json:"pricing_mode"`
 	Activities  []ActivityHit         `json:"activities"`
+	hint                              // when empty, a city without activities (Hinted)
 }
 
 // activityKinds are the unit kinds an activity search reads.
@@ -97,7 +98,8 @@ func (s *Service) SearchActivities(ctx context.Context, c *Caller, req *Activity
 			SeatsAvailable: x.left, FromPrice: money.Amount{Minor: x.price, Currency: a.Currency}, Currency: a.Currency}
 	}
 	res = &ActivitySearchResult{Destination: dest, Date: req.Date, Adults: pt.adults, Children: pt.children,
-		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Activities: page}
+		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Activities: page,
+		hint: s.emptySearchHint(ctx, tradewind.ProductActivity, dest, meta.Total)}
 	if category != "" {
 		res.Category = &category
 	}

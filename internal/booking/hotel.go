@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -54,6 +55,7 @@ type HotelSearchResult struct {
 	Nights      int                   `json:"nights"`
 	PricingMode tradewind.PricingMode `json:"pricing_mode"`
 	Hotels      []HotelHit            `json:"hotels"`
+	hint                              // when empty, a city without hotels (Hinted)
 }
 
 // hotelStay is a validated hotel stay request.
@@ -432,7 +434,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		PricingMode: c.Partner.PricingMode, Hotels: page}, meta, nil
+		PricingMode: c.Partner.PricingMode, Hotels: page, hint: s.emptySearchHint(ctx, tradewind.ProductHotel, dest, meta.Total)}, meta, nil
 }
 
 // HotelRecord is the catalog record of a hotel as a partner sees it.
@@ -536,6 +538,7 @@ type HotelAvailability struct {
 	Nights         int                   `json:"nights"`
 	AvailableRooms []RoomOffer           `json:"available_rooms"`
 	PricingMode    tradewind.PricingMode `json:"pricing_mode"`
+	hint                                 // when no room is listed because none takes the party (Hinted)
 }
 
 // HotelAvailability lists the hotel's room types available for the stay and party,
@@ -571,7 +574,29 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	}
 	sort.SliceStable(offers, func(i, j int) bool { return offers[i].TotalPrice.Minor < offers[j].TotalPrice.Minor })
 	return &HotelAvailability{HotelID: h.ID, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		AvailableRooms: offers, PricingMode: c.Partner.PricingMode}, nil
+		AvailableRooms: offers, PricingMode: c.Partner.PricingMode, hint: partyHint(h, &st, len(offers))}, nil
+}
+
+// partyHint is the hint of a hotel availability that listed offers rooms: when it listed
+// none and no room of h takes the party in the rooms asked, it says what the largest
+// room takes (sold-out rooms need no words: the list is empty).
+func partyHint(h *catalog.Hotel, st *hotelStay, offers int) hint {
+	if offers > 0 || len(h.Rooms) == 0 {
+		return hint{}
+	}
+	most := &h.Rooms[0]
+	for i := range h.Rooms {
+		r := &h.Rooms[i]
+		if st.fits(r) {
+			return hint{}
+		}
+		if r.MaxAdults > most.MaxAdults || (r.MaxAdults == most.MaxAdults && r.MaxChildren > most.MaxChildren) {
+			most = r
+		}
+	}
+	return hint{fmt.Sprintf("No room of %s takes %s and %s in %s: the largest, %s, takes %s and %s a room. Ask for more rooms.",
+		h.Name, countOf(st.adults, "adult", "adults"), countOf(st.children, "child", "children"), countOf(st.rooms, "room", "rooms"),
+		most.Name, countOf(most.MaxAdults, "adult", "adults"), countOf(most.MaxChildren, "child", "children"))}
 }
 
 // hotelProduct quotes and books hotel rooms.

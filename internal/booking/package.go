@@ -60,6 +60,7 @@ type PackageSearchResult struct {
 	Infants     int                   `json:"infants"`
 	PricingMode tradewind.PricingMode `json:"pricing_mode"`
 	Packages    []PackageHit          `json:"packages"`
+	hint                              // when empty, a city without packages (Hinted)
 }
 
 // pkgOption is one way to travel on a package: a departure of a fixed package or a
@@ -203,7 +204,8 @@ func (s *Service) SearchPackages(ctx context.Context, c *Caller, req *PackageSea
 		}
 	}
 	return &PackageSearchResult{Destination: dest, DateFrom: from, DateTo: to, Adults: pt.adults, Children: pt.children,
-		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Packages: page}, meta, nil
+		Infants: pt.infants, PricingMode: c.Partner.PricingMode, Packages: page,
+		hint: s.emptySearchHint(ctx, tradewind.ProductPackage, dest, meta.Total)}, meta, nil
 }
 
 // PackageRecord is the catalog record of a package as a partner sees it. A fixed package

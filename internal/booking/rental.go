@@ -50,6 +50,7 @@ type RentalSearchResult struct {
 	Guests      int                   `json:"guests"`
 	PricingMode tradewind.PricingMode `json:"pricing_mode"`
 	Rentals     []RentalHit           `json:"rentals"`
+	hint                              // when empty, a city without rentals (Hinted)
 }
 
 // rentalStay is a validated rental stay request.
@@ -294,7 +295,8 @@ func (s *Service) SearchRentals(ctx context.Context, c *Caller, req *RentalSearc
 			FromPrice: money.Amount{Minor: x.total, Currency: r.Currency}, Currency: r.Currency}
 	}
 	return &RentalSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		Guests: st.guests, PricingMode: c.Partner.PricingMode, Rentals: page}, meta, nil
+		Guests: st.guests, PricingMode: c.Partner.PricingMode, Rentals: page,
+		hint: s.emptySearchHint(ctx, tradewind.ProductRental, dest, meta.Total)}, meta, nil
 }
 
 // RentalRecord is the catalog record of a rental property as a partner sees it.

@@ -23,8 +23,18 @@ func serveSearch[Req, Res any](search func(context.Context, *booking.Caller, *Re
 		if err != nil {
 			return nil, err
 		}
-		return &response{Status: http.StatusOK, Data: res, Meta: meta}, nil
+		return hinted(&response{Status: http.StatusOK, Data: res, Meta: meta}, res), nil
 	}
+}
+
+// hinted puts the hint of res (booking.Hinted), if any, in r's message.
+func hinted(r *response, res any) *response {
+	if h, ok := res.(booking.Hinted); ok {
+		if text := h.Hint(); text != "" {
+			r.Message = &text
+		}
+	}
+	return r
 }
 
 // serveAvailability serves a product availability: the body decoded into Req.
@@ -39,7 +49,7 @@ func serveAvailability[Req, Res any](check func(context.Context, *booking.Caller
 		if err != nil {
 			return nil, err
 		}
-		return ok(res), nil
+		return hinted(ok(res), res), nil
 	}
 }
 
