@@ -52,13 +52,17 @@ type ActivitySearchResult struct {
 	PricingMode string        `json:"pricing_mode"`
 	Activities  []ActivityHit `json:"activities"`
 	Page        Page          `json:"-"`
+	// Hint is the server's words when the answer is empty for a reason a person should
+	// know (a city with nothing of this product; a party no room takes); "" otherwise.
+	// For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // SearchActivities searches the activities of a destination with seats on a date
 // (POST /activities/search).
 func (c *Client) SearchActivities(ctx context.Context, req *ActivitySearchRequest) (*ActivitySearchResult, error) {
 	var out ActivitySearchResult
-	return orNil(&out, c.read(ctx, http.MethodPost, "/activities/search", req, &out, &out.Page))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/activities/search", req, &out, &out.Page, &out.Hint))
 }
 
 // Activity is the catalog record of an activity (GET /activities/{id}).

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -280,6 +281,14 @@ func TestErrors(t *testing.T) {
 		var apiErr *client.Error
 		if !errors.As(err, &apiErr) || apiErr.HTTPStatus != 404 || apiErr.Code != client.CodeNotFound || apiErr.Message == "" {
 			t.Errorf("unknown hotel: %#v", err)
+		}
+		if res, err := c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbn", CheckIn: apitest.Day(1), CheckOut: apitest.Day(3)}); err != nil ||
+			len(res.Hotels) != 0 || !strings.Contains(res.Hint, "GET /destinations") {
+			t.Errorf("a misspelt city: %+v, %v; want no hotels and a hint", res, err)
+		}
+		if res, err := c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(1), CheckOut: apitest.Day(3)}); err != nil ||
+			len(res.Hotels) == 0 || res.Hint != "" {
+			t.Errorf("Lisbon: %+v, %v; want hotels and no hint", res, err)
 		}
 		_, err = c.SearchHotels(ctx, &client.HotelSearchRequest{Destination: "Lisbon", CheckIn: apitest.Day(3), CheckOut: apitest.Day(1)})
 		if !client.IsCode(err, client.CodeBadRequest) || !errors.As(err, &apiErr) || len(apiErr.Errors) == 0 {

@@ -45,12 +45,16 @@ type HotelSearchResult struct {
 	PricingMode string     `json:"pricing_mode"`
 	Hotels      []HotelHit `json:"hotels"`
 	Page        Page       `json:"-"` // the answer's meta
+	// Hint is the server's words when the answer is empty for a reason a person should
+	// know (a city with nothing of this product; a party no room takes); "" otherwise.
+	// For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // SearchHotels searches the hotels of a destination available for a stay (POST /hotels/search).
 func (c *Client) SearchHotels(ctx context.Context, req *HotelSearchRequest) (*HotelSearchResult, error) {
 	var out HotelSearchResult
-	return orNil(&out, c.read(ctx, http.MethodPost, "/hotels/search", req, &out, &out.Page))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/hotels/search", req, &out, &out.Page, &out.Hint))
 }
 
 // Hotel is the catalog record of a hotel (GET /hotels/{id}).
@@ -130,10 +134,14 @@ type HotelAvailability struct {
 	Nights         int         `json:"nights"`
 	AvailableRooms []RoomOffer `json:"available_rooms"` // cheapest first; empty when none
 	PricingMode    string      `json:"pricing_mode"`
+	// Hint is the server's words when the answer is empty for a reason a person should
+	// know (a city with nothing of this product; a party no room takes); "" otherwise.
+	// For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // HotelAvailability reads a hotel's room types available for a stay (POST /hotels/availability).
 func (c *Client) HotelAvailability(ctx context.Context, req *HotelAvailabilityRequest) (*HotelAvailability, error) {
 	var out HotelAvailability
-	return orNil(&out, c.read(ctx, http.MethodPost, "/hotels/availability", req, &out, nil))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/hotels/availability", req, &out, nil, &out.Hint))
 }

@@ -71,7 +71,16 @@ func (c *Client) Credit(ctx context.Context) (*Credit, error) {
 // read runs a call without side effects, so safe to retry, decoding its data into out
 // and its meta into meta (nil: ignored).
 func (c *Client) read(ctx context.Context, method, path string, body, out, meta any) error {
-	_, err := c.do(ctx, call{method: method, path: path, body: body, safe: true}, out, meta)
+	return c.readHinted(ctx, method, path, body, out, meta, nil)
+}
+
+// readHinted is read that also sets *hint, when hint is not nil, to the answer's message
+// (the server's words on an empty search or availability; "" when null).
+func (c *Client) readHinted(ctx context.Context, method, path string, body, out, meta any, hint *string) error {
+	res, err := c.do(ctx, call{method: method, path: path, body: body, safe: true}, out, meta)
+	if err == nil && hint != nil && res != nil && res.message != nil {
+		*hint = *res.message
+	}
 	return err
 }
 

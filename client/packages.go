@@ -53,13 +53,17 @@ type PackageSearchResult struct {
 	PricingMode string       `json:"pricing_mode"`
 	Packages    []PackageHit `json:"packages"`
 	Page        Page         `json:"-"`
+	// Hint is the server's words when the answer is empty for a reason a person should
+	// know (a city with nothing of this product; a party no room takes); "" otherwise.
+	// For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // SearchPackages searches the packages of a destination with seats in a window of travel
 // dates (POST /packages/search).
 func (c *Client) SearchPackages(ctx context.Context, req *PackageSearchRequest) (*PackageSearchResult, error) {
 	var out PackageSearchResult
-	return orNil(&out, c.read(ctx, http.MethodPost, "/packages/search", req, &out, &out.Page))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/packages/search", req, &out, &out.Page, &out.Hint))
 }
 
 // Package is the catalog record of a package (GET /packages/{id}). A fixed package lists

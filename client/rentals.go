@@ -40,13 +40,17 @@ type RentalSearchResult struct {
 	PricingMode string      `json:"pricing_mode"`
 	Rentals     []RentalHit `json:"rentals"`
 	Page        Page        `json:"-"`
+	// Hint is the server's words when the answer is empty for a reason a person should
+	// know (a city with nothing of this product; a party no room takes); "" otherwise.
+	// For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // SearchRentals searches the rental properties of a destination with a space free for a
 // stay (POST /rentals/search).
 func (c *Client) SearchRentals(ctx context.Context, req *RentalSearchRequest) (*RentalSearchResult, error) {
 	var out RentalSearchResult
-	return orNil(&out, c.read(ctx, http.MethodPost, "/rentals/search", req, &out, &out.Page))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/rentals/search", req, &out, &out.Page, &out.Hint))
 }
 
 // Rental is the catalog record of a rental property (GET /rentals/{id}).
