@@ -76,3 +76,29 @@ func TestWebhookDeliveriesSDK(t *testing.T) {
 		}
 	})
 }
+
+// TestSendTestEventSDK: SendTestEvent queues a sample for one subscription, listed among
+// its deliveries for a test key; an unknown subscription is CodeNotFound.
+func TestSendTestEventSDK(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := demoEnv(t, o)
+		ctx := context.Background()
+		c := sdk(t, env, p.TestKey)
+		sub := must(c.CreateWebhook(ctx, &client.CreateWebhookRequest{URL: "https://partner.example.com/hooks",
+			EventTypes: []string{client.EventBookingConfirmed}}))(t)
+		sent := must(c.SendTestEvent(ctx, sub.ID, client.EventBookingCancelled))(t)
+		if sent.EventType != client.EventBookingCancelled || sent.SubscriptionID != sub.ID || sent.EventID == "" {
+			t.Fatalf("sent = %+v", sent)
+		}
+		if def := must(c.SendTestEvent(ctx, sub.ID, ""))(t); def.EventType != client.EventBookingConfirmed {
+			t.Errorf("default event type %q", def.EventType)
+		}
+		page := must(c.ListWebhookDeliveries(ctx, sub.ID, 0, 0))(t)
+		if len(page.Deliveries) != 2 || page.Deliveries[1].EventID != sent.EventID || page.Deliveries[1].Status != client.DeliveryPending {
+			t.Errorf("deliveries = %+v", page.Deliveries)
+		}
+		if _, err := c.SendTestEvent(ctx, 999999, ""); !client.IsCode(err, client.CodeNotFound) {
+			t.Errorf("unknown subscription: %v", err)
+		}
+	})
+}

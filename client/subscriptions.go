@@ -72,6 +72,28 @@ func (c *Client) DeleteWebhook(ctx context.Context, id int64) error {
 	return err
 }
 
+// TestEventSent is the sample event SendTestEvent queued.
+type TestEventSent struct {
+	EventID        string `json:"event_id"`
+	EventType      string `json:"event_type"`
+	SubscriptionID int64  `json:"subscription_id"`
+}
+
+// SendTestEvent queues a sample event of eventType (EventBookingConfirmed, … ; "" for
+// booking.confirmed) for the subscription id only (POST /webhooks/{id}/test): it is
+// delivered signed as every event is, with TestEvent set in its envelope, so that a
+// partner's own tests can check its endpoint and signature check; its delivery is listed
+// for test keys (ListWebhookDeliveries). It is not retried after a network error.
+func (c *Client) SendTestEvent(ctx context.Context, id int64, eventType string) (*TestEventSent, error) {
+	var body any
+	if eventType != "" {
+		body = map[string]string{"event_type": eventType}
+	}
+	var out TestEventSent
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/webhooks/" + strconv.FormatInt(id, 10) + "/test", body: body}, &out, nil)
+	return orNil(&out, err)
+}
+
 // Delivery states.
 const (
 	DeliveryPending   = "pending"   // DeliveryPending waits for its first attempt or a retry.

@@ -56,7 +56,8 @@ type WebhookEvent struct {
 	CreatedAt time.Time       `json:"created_at"` // when the event happened, not when it was sent
 	Partner   string          `json:"partner"`    // the partner identifier
 	Data      json.RawMessage `json:"data"`       // the event's payload; its shape depends on Type
-	// TestEvent is true on a sample event sent from the portal's "send a test event".
+	// TestEvent is true on a sample event: the portal's "Send test event", or
+	// Client.SendTestEvent (POST /webhooks/{id}/test).
 	TestEvent bool `json:"test_event,omitempty"`
 }
 

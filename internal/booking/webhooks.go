@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -391,4 +392,53 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, c *Caller, id int64
 		meta.HasMore, meta.NextBefore = true, &page.Next
 	}
 	return out, meta, nil
+}
+
+// testEventData are the sample payloads of a test event, shaped as the real ones.
+var testEventData = map[tradewind.EventType]map[string]any{
+	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
+	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
+		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel", "reason": "cancelled_by_partner"},
+	tradewind.EventAvailabilityChanged: {"product_type": "hotel", "item_id": 1001, "start": "2030-01-01", "end": "2030-01-02"},
+}
+
+// TestEventRequest is the body of POST /webhooks/{id}/test; every field is optional.
+type TestEventRequest struct {
+	EventType tradewind.EventType `json:"event_type"` // default booking.confirmed
+}
+
+// TestEventSent is what POST /webhooks/{id}/test answers: the sample event queued.
+type TestEventSent struct {
+	EventID        string              `json:"event_id"`
+	EventType      tradewind.EventType `json:"event_type"`
+	SubscriptionID int64               `json:"subscription_id"`
+}
+
+// SendTestEvent queues a sample event of eventType (booking.confirmed when "") for the
+// partner's subscription subID only, delivered as any event (signed, retried, recorded)
+// with "test_event": true in its envelope; its delivery counts as a test one (a test
+// key's lists show it). Nothing is booked and no other subscription receives it. 400 for
+// an unknown event type; 404 not_found when the subscription is unknown, deleted or
+// another partner's. The API's POST /webhooks/{id}/test and the portal's "Send test
+// event" send it.
+func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eventType tradewind.EventType) (*TestEventSent, error) {
+	if eventType == "" {
+		eventType = tradewind.EventBookingConfirmed
+	}
+	data, ok := testEventData[eventType]
+	if !ok {
+		return nil, tradewind.Invalid([]string{fmt.Sprintf("event_type: %q is not one of %s", clip(string(eventType)),
+			joinNames(tradewind.AllEventTypes, ", "))})
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	e := &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: eventType, Data: raw, CreatedAt: now}
+	if err := s.Store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) }); err != nil {
+		return nil, mapNotFound(err, "Webhook subscription")
+	}
+	return &TestEventSent{EventID: e.ID, EventType: eventType, SubscriptionID: subID}, nil
 }

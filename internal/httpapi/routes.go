@@ -62,6 +62,7 @@ func (s *Server) endpoints() []endpoint {
 		{method: "POST", path: "/webhooks", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.createWebhook},
 		{method: "DELETE", path: "/webhooks/{id}", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.deleteWebhook},
 		{method: "GET", path: "/webhooks/{id}/deliveries", scope: tradewind.ScopeWebhookManage, query: booking.WebhookDeliveryQueryParams, h: s.listWebhookDeliveries},
+		{method: "POST", path: "/webhooks/{id}/test", scope: tradewind.ScopeWebhookManage, effect: stateChanging, h: s.testWebhook},
 	}
 }
 

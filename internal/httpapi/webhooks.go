@@ -61,3 +61,17 @@ func (s *Server) listWebhookDeliveries(r *http.Request, c *booking.Caller, _ []b
 	}
 	return &response{Status: http.StatusOK, Data: list, Meta: meta}, nil
 }
+
+func (s *Server) testWebhook(r *http.Request, c *booking.Caller, body []byte) (*response, error) {
+	id, idErr := pathID(r, "id")
+	var req booking.TestEventRequest
+	if err := joinInvalid(idErr, decodeBody(r, body, &req, true)); err != nil {
+		return nil, err
+	}
+	sent, err := s.cfg.Service.SendTestEvent(r.Context(), c.Partner.ID, id, req.EventType)
+	if err != nil {
+		return nil, err
+	}
+	return withMessage(http.StatusAccepted, fmt.Sprintf("A sample %s event is queued for webhook subscription %d; follow its delivery with GET /webhooks/%d/deliveries and a test key.",
+		sent.EventType, id, id), sent), nil
+}

@@ -2,7 +2,7 @@ package portal
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -239,34 +239,23 @@ func (s *Service) Redeliver(ctx context.Context, m *Member, eventID, addr string
 	return n, nil
 }
 
-// testEventData are the sample payloads of "Send test event", shaped as the real ones.
-var testEventData = map[tradewind.EventType]map[string]any{
-	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
-		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
-	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
-		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel", "reason": "cancelled_by_partner"},
-	tradewind.EventAvailabilityChanged: {"product_type": "hotel", "item_id": 1001, "start": "2030-01-01", "end": "2030-01-02"},
-}
-
-// SendTestEvent sends a sample event of eventType to the partner's subscription only;
-// its envelope carries "test_event": true. It returns the event's id.
+// SendTestEvent sends a sample event of eventType to the partner's subscription only
+// (booking.Service.SendTestEvent, as the API's POST /webhooks/{id}/test); its envelope
+// carries "test_event": true. It returns the event's id.
 func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eventType, addr string) (string, error) {
-	data, ok := testEventData[tradewind.EventType(eventType)]
-	if !ok {
+	if eventType == "" { // the form always names one: "" is not the API's default
 		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
 	}
-	raw, err := json.Marshal(data)
+	sent, err := s.booking.SendTestEvent(ctx, m.Partner.ID, subID, tradewind.EventType(eventType))
+	var te *tradewind.Error
+	if errors.As(err, &te) && te.Code == tradewind.ECodeBadRequest {
+		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
+	}
 	if err != nil {
 		return "", err
 	}
-	now := s.now()
-	e := &tradewind.Event{ID: booking.NewEventID(now), PartnerID: m.Partner.ID, Type: tradewind.EventType(eventType), Data: raw, CreatedAt: now}
-	err = s.store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) })
-	if err != nil {
-		return "", mapNotFound(err, "Webhook subscription")
-	}
-	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.test_event", eventType+" "+e.ID, addr)
-	return e.ID, nil
+	s.audit(ctx, nil, m.Partner.ID, m.User.Email, "webhook.test_event", eventType+" "+sent.EventID, addr)
+	return sent.EventID, nil
 }
 
 // SecretOverlap is how long a rolled webhook secret signs beside the old one.

@@ -820,3 +820,49 @@ func TestBacklogDoesNotHoldOthersBack(t *testing.T) {
 		}
 	})
 }
+
+// TestAPITestEvent: POST /webhooks/{id}/test queues a sample event for that one
+// subscription, delivered signed as every event with "test_event": true; a test key's
+// deliveries list shows it, a live key's does not; another partner's subscription is
+// 404 and an unknown event type 400.
+func TestAPITestEvent(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, acme, rc := newEnv(t, o)
+		id := subscribe(t, env, acme.LiveKey, rc, "/one", tradewind.EventBookingConfirmed)
+		subscribe(t, env, acme.LiveKey, rc, "/other", tradewind.EventBookingCancelled)
+		startDispatcher(t, env.Store, env.Clock, dispatcherOptions{})
+		path := fmt.Sprintf("/webhooks/%d/test", id)
+		r := env.Post(acme.LiveKey, path, map[string]any{"event_type": "booking.cancelled"}).Expect(t, http.StatusAccepted, "")
+		sent := r.Map(t)
+		if sent["event_type"] != "booking.cancelled" || sent["subscription_id"] != float64(id) || r.Message == nil {
+			t.Fatalf("sent = %v, message %v", sent, r.Message)
+		}
+		got := rc.waitAcknowledged(1)[0]
+		if got.path != "/one" || got.event.ID != sent["event_id"] || got.event.Type != "booking.cancelled" || !got.event.TestEvent {
+			t.Errorf("delivered %s %+v; want the sample to /one", got.path, got.event)
+		}
+		// Without a body: booking.confirmed.
+		env.Post(acme.TestKey, path, nil).Expect(t, http.StatusAccepted, "")
+		if got := rc.waitAcknowledged(2)[1]; got.path != "/one" || got.event.Type != "booking.confirmed" {
+			t.Errorf("second delivery %s %s; want booking.confirmed to /one", got.path, got.event.Type)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if n := len(rc.acknowledged()); n != 2 {
+			t.Errorf("%d deliveries; the other subscription received a sample", n)
+		}
+		list := env.Get(acme.TestKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t)
+		if len(list) != 2 || list[1]["event_id"] != sent["event_id"] || list[1]["status"] != "succeeded" {
+			t.Errorf("test key's deliveries = %v", list)
+		}
+		if live := env.Get(acme.LiveKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t); len(live) != 0 {
+			t.Errorf("live key's deliveries = %v, want none", live)
+		}
+		globex := env.NewPartner("globex", booking.PartnerParams{})
+		env.Post(globex.LiveKey, path, nil).Expect(t, http.StatusNotFound, "not_found")
+		r = env.Post(acme.LiveKey, path, map[string]any{"event_type": "booking.updated"}).Expect(t, http.StatusBadRequest, "bad_request")
+		if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], `event_type: "booking.updated" is not one of`) {
+			t.Errorf("errors %v", r.Errors)
+		}
+		env.Post(acme.LiveKey, path, map[string]any{"event": "x"}).Expect(t, http.StatusBadRequest, "bad_request")
+	})
+}
