@@ -100,7 +100,7 @@ func (s *Server) prebook(r *http.Request, c *booking.Caller, body []byte) (*resp
 	if !res.AppendsJSON() {
 		data = byEncodingJSON{res} // encoding/json refuses its expiry, and so does the answer
 	}
-	return withMessage(http.StatusOK, "Price locked until "+res.ExpiresAt.Format(time.RFC3339)+".", data), nil
+	return withMessage(http.StatusOK, "Price locked until "+res.ExpiresAt.Format(time.RFC3339)+". Nothing is held: a booking with this token takes what is still free when it is made.", data), nil
 }
 
 // byEncodingJSON is v encoded by encoding/json alone, though v may append its own JSON.
