@@ -857,6 +857,10 @@ func TestAPITestEvent(t *testing.T) {
 		if live := env.Get(acme.LiveKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t); len(live) != 0 {
 			t.Errorf("live key's deliveries = %v, want none", live)
 		}
+		// The samples are the subscription's only: not in the event feed.
+		if feed := env.Get(acme.LiveKey, "/events?type=booking.confirmed&type=booking.cancelled").Expect(t, http.StatusOK, "").Maps(t); len(feed) != 0 {
+			t.Errorf("the feed lists the samples: %v", feed)
+		}
 		globex := env.NewPartner("globex", booking.PartnerParams{})
 		env.Post(globex.LiveKey, path, nil).Expect(t, http.StatusNotFound, "not_found")
 		r = env.Post(acme.LiveKey, path, map[string]any{"event_type": "booking.updated"}).Expect(t, http.StatusBadRequest, "bad_request")

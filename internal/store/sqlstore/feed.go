@@ -123,7 +123,9 @@ func (q *queries) eventFeedQuery(p store.EventFeedParams) (string, []any) {
 	}
 	var arms []string
 	if own {
-		arms = append(arms, arm("own", `e.partner_id = `+arg(p.PartnerID)+` AND e.type <> `+avail))
+		// A sample event (POST /webhooks/{id}/test, the portal's "Send test event") is
+		// for its one subscription: nothing happened, so the feed does not list it.
+		arms = append(arms, arm("own", `e.partner_id = `+arg(p.PartnerID)+` AND e.type <> `+avail+` AND NOT e.test_event`))
 	}
 	if shared {
 		products := make([]string, len(p.Products))
