@@ -94,7 +94,8 @@ func TestSendTestEventSDK(t *testing.T) {
 			t.Errorf("default event type %q", def.EventType)
 		}
 		page := must(c.ListWebhookDeliveries(ctx, sub.ID, 0, 0))(t)
-		if len(page.Deliveries) != 2 || page.Deliveries[1].EventID != sent.EventID || page.Deliveries[1].Status != client.DeliveryPending {
+		if len(page.Deliveries) != 2 || page.Deliveries[1].EventID != sent.EventID || page.Deliveries[1].Status != client.DeliveryPending ||
+			!page.Deliveries[1].TestEvent {
 			t.Errorf("deliveries = %+v", page.Deliveries)
 		}
 		if _, err := c.SendTestEvent(ctx, 999999, ""); !client.IsCode(err, client.CodeNotFound) {

@@ -106,7 +106,8 @@ type WebhookDelivery struct {
 	ID        int64  `json:"id"`
 	EventID   string `json:"event_id"` // the X-Partner-Event-Id of every attempt
 	EventType string `json:"event_type"`
-	Status    string `json:"status"` // Delivery… constants
+	TestEvent bool   `json:"test_event"` // a sample event's delivery (SendTestEvent)
+	Status    string `json:"status"`     // Delivery… constants
 	Attempts  int    `json:"attempts"`
 	// NextAttemptAt is when a pending delivery is next due; nil once it succeeded or failed.
 	NextAttemptAt *time.Time       `json:"next_attempt_at"`

@@ -315,8 +315,10 @@ type DeliveryView struct {
 	ID        int64               `json:"id"`
 	EventID   string              `json:"event_id"`
 	EventType tradewind.EventType `json:"event_type"`
-	Status    string              `json:"status"`
-	Attempts  int                 `json:"attempts"`
+	// TestEvent is true for a sample event's delivery (SendTestEvent): nothing happened.
+	TestEvent bool   `json:"test_event"`
+	Status    string `json:"status"`
+	Attempts  int    `json:"attempts"`
 	// NextAttemptAt is when a pending delivery is due; nil once it succeeded or failed.
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 	// LastError is the error of the last attempt; nil when it succeeded or none was made.
@@ -347,7 +349,7 @@ type DeliveryPageMeta struct {
 }
 
 func viewDelivery(d *DeliveryDetail) *DeliveryView {
-	v := &DeliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Delivery.Attempts,
+	v := &DeliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, TestEvent: d.TestEvent, Status: d.Status, Attempts: d.Delivery.Attempts,
 		LastError: textOrNil(d.LastError), CreatedAt: d.CreatedAt.Truncate(time.Second), UpdatedAt: d.UpdatedAt.Truncate(time.Second),
 		AttemptLog: make([]AttemptView, 0, len(d.Attempts))}
 	if d.Status == store.DeliveryPending {
@@ -394,18 +396,31 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, c *Caller, id int64
 	return out, meta, nil
 }
 
-// testEventData are the sample payloads of a test event, shaped as the real ones.
-var testEventData = map[tradewind.EventType]map[string]any{
-	tradewind.EventBookingConfirmed: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "confirmed",
-		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel"},
-	tradewind.EventBookingCancelled: {"reference": "HTL-TEST0000", "partner_reference": nil, "status": "cancelled",
-		"total_price": "100.00", "currency": "EUR", "test": true, "product_type": "hotel", "reason": "cancelled_by_partner"},
-	tradewind.EventAvailabilityChanged: {"product_type": "hotel", "item_id": 1001, "start": "2030-01-01", "end": "2030-01-02"},
+// sampleEventData is the data of a sample event of t at now, or false for a type that
+// is not an event's: built as the real events' data is (bookingEventData, the
+// cancellation's fields, availability.changed's), for a test booking that does not
+// exist (HTL-TEST0000), so that a receiver tested on samples takes the real ones.
+func sampleEventData(t tradewind.EventType, now time.Time) (map[string]any, bool) {
+	b := &tradewind.Booking{Reference: "HTL-TEST0000", ProductType: tradewind.ProductHotel, TotalPrice: 10000, Currency: "EUR", Test: true}
+	switch t {
+	case tradewind.EventBookingConfirmed:
+		d := bookingEventData(b, now)
+		d["status"] = tradewind.StatusConfirmed
+		return d, true
+	case tradewind.EventBookingCancelled:
+		d := bookingEventData(b, now)
+		d["status"], d["reason"], d["cancelled_at"] = tradewind.StatusCancelled, "cancelled_by_partner", now.Truncate(time.Second)
+		return d, true
+	case tradewind.EventAvailabilityChanged:
+		day := now.UTC().AddDate(0, 0, 30).Format(tradewind.DateLayout)
+		return map[string]any{"product_type": tradewind.ProductHotel, "item_id": 1001, "start": day, "end": day}, true
+	}
+	return nil, false
 }
 
 // TestEventRequest is the body of POST /webhooks/{id}/test; every field is optional.
 type TestEventRequest struct {
-	EventType tradewind.EventType `json:"event_type"` // default booking.confirmed
+	EventType *tradewind.EventType `json:"event_type"` // absent or null: booking.confirmed
 }
 
 // TestEventSent is what POST /webhooks/{id}/test answers: the sample event queued.
@@ -415,7 +430,7 @@ type TestEventSent struct {
 	SubscriptionID int64               `json:"subscription_id"`
 }
 
-// SendTestEvent queues a sample event of eventType (booking.confirmed when "") for the
+// SendTestEvent queues a sample event of eventType for the
 // partner's subscription subID only, delivered as any event (signed, retried, recorded)
 // with "test_event": true in its envelope; its delivery counts as a test one (a test
 // key's lists show it). Nothing is booked and no other subscription receives it. 400 for
@@ -423,10 +438,8 @@ type TestEventSent struct {
 // another partner's. The API's POST /webhooks/{id}/test and the portal's "Send test
 // event" send it.
 func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eventType tradewind.EventType) (*TestEventSent, error) {
-	if eventType == "" {
-		eventType = tradewind.EventBookingConfirmed
-	}
-	data, ok := testEventData[eventType]
+	now := s.now()
+	data, ok := sampleEventData(eventType, now)
 	if !ok {
 		return nil, tradewind.Invalid([]string{fmt.Sprintf("event_type: %q is not one of %s", clip(string(eventType)),
 			joinNames(tradewind.AllEventTypes, ", "))})
@@ -435,7 +448,6 @@ func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eve
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
 	e := &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: eventType, Data: raw, CreatedAt: now}
 	if err := s.Store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) }); err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")

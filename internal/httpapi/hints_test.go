@@ -51,19 +51,35 @@ func TestHints(t *testing.T) {
 			t.Errorf("an empty search in a city with hotels: message %q, want null", got)
 		}
 
-		avail := func(adults, rooms int) *apitest.Response {
-			return env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(1),
-				"check_out": apitest.Day(2), "adults": adults, "rooms": rooms}).Expect(t, 200, "")
+		avail := func(adults, children, rooms int) *apitest.Response {
+			body := map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(1),
+				"check_out": apitest.Day(2), "adults": adults, "rooms": rooms}
+			if children > 0 {
+				ages := make([]int, children)
+				for i := range ages {
+					ages[i] = 8
+				}
+				body["children"], body["child_ages"] = children, ages
+			}
+			return env.Post(p.TestKey, "/hotels/availability", body).Expect(t, 200, "")
 		}
-		r := avail(5, 1)
-		if got := message(r); got != "No room of Casa Teste takes 5 adults and 0 children in 1 room: the largest, Double, takes 2 adults and 1 child a room. Ask for more rooms." {
+		r := avail(5, 0, 1)
+		if got := message(r); got != "No room of Casa Teste takes 5 adults in 1 room; 3 rooms of Double would (rooms: 3)." {
 			t.Errorf("a party no room takes: message %q", got)
 		}
 		if rooms := r.Map(t)["available_rooms"].([]any); len(rooms) != 0 {
 			t.Errorf("available_rooms %v, want none", rooms)
 		}
-		if got := message(avail(4, 2)); got != "" {
-			t.Errorf("a party two doubles take: message %q, want null", got)
+		if got := message(avail(5, 0, 3)); got != "" { // the advice followed
+			t.Errorf("5 adults in 3 rooms: message %q, want null", got)
+		}
+		// No number of rooms: one adult can fill one room, with at most one child.
+		if got := message(avail(1, 3, 1)); !strings.HasPrefix(got, "No number of rooms of Casa Teste takes 1 adult and 3 children:") {
+			t.Errorf("1 adult and 3 children: message %q", got)
+		}
+		// 30 adults need 15 doubles; at most 9 rooms are booked at once.
+		if got := message(avail(30, 0, 9)); !strings.HasPrefix(got, "No number of rooms of Casa Teste takes 30 adults:") {
+			t.Errorf("30 adults: message %q", got)
 		}
 	})
 }

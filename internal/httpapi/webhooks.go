@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
 )
 
@@ -68,7 +69,11 @@ func (s *Server) testWebhook(r *http.Request, c *booking.Caller, body []byte) (*
 	if err := joinInvalid(idErr, decodeBody(r, body, &req, true)); err != nil {
 		return nil, err
 	}
-	sent, err := s.cfg.Service.SendTestEvent(r.Context(), c.Partner.ID, id, req.EventType)
+	eventType := tradewind.EventBookingConfirmed // absent or null
+	if req.EventType != nil {
+		eventType = *req.EventType
+	}
+	sent, err := s.cfg.Service.SendTestEvent(r.Context(), c.Partner.ID, id, eventType)
 	if err != nil {
 		return nil, err
 	}

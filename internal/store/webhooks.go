@@ -98,6 +98,7 @@ type Delivery struct {
 	ID             int64
 	EventID        string
 	EventType      tradewind.EventType
+	TestEvent      bool // a sample event (POST /webhooks/{id}/test, the portal's "Send test event")
 	PartnerID      int64
 	SubscriptionID int64
 	URL            string

@@ -22,6 +22,7 @@ import (
 	"github.com/tradewind/tradewind/client"
 	"github.com/tradewind/tradewind/internal/apitest"
 	"github.com/tradewind/tradewind/internal/booking"
+	"github.com/tradewind/tradewind/internal/openapi"
 	"github.com/tradewind/tradewind/internal/store"
 	"github.com/tradewind/tradewind/internal/store/database"
 	"github.com/tradewind/tradewind/internal/store/storetest"
@@ -841,17 +842,31 @@ func TestAPITestEvent(t *testing.T) {
 		if got.path != "/one" || got.event.ID != sent["event_id"] || got.event.Type != "booking.cancelled" || !got.event.TestEvent {
 			t.Errorf("delivered %s %+v; want the sample to /one", got.path, got.event)
 		}
-		// Without a body: booking.confirmed.
+		// Without a body, or null: booking.confirmed. Any type, whether the subscription
+		// chose it or not.
 		env.Post(acme.TestKey, path, nil).Expect(t, http.StatusAccepted, "")
 		if got := rc.waitAcknowledged(2)[1]; got.path != "/one" || got.event.Type != "booking.confirmed" {
 			t.Errorf("second delivery %s %s; want booking.confirmed to /one", got.path, got.event.Type)
 		}
+		env.Post(acme.TestKey, path, map[string]any{"event_type": nil}).Expect(t, http.StatusAccepted, "")
+		env.Post(acme.TestKey, path, map[string]any{"event_type": "availability.changed"}).Expect(t, http.StatusAccepted, "")
+		samples := rc.waitAcknowledged(4)
 		time.Sleep(50 * time.Millisecond)
-		if n := len(rc.acknowledged()); n != 2 {
+		if n := len(rc.acknowledged()); n != 4 {
 			t.Errorf("%d deliveries; the other subscription received a sample", n)
 		}
+		// Each sample is shaped as the real events are: the contract's webhook schemas.
+		v, err := openapi.NewValidator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range samples {
+			if err := v.CheckEvent(d.header, d.body); err != nil {
+				t.Errorf("the sample %s does not match the contract: %v\n%s", d.event.Type, err, d.body)
+			}
+		}
 		list := env.Get(acme.TestKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t)
-		if len(list) != 2 || list[1]["event_id"] != sent["event_id"] || list[1]["status"] != "succeeded" {
+		if len(list) != 4 || list[3]["event_id"] != sent["event_id"] || list[3]["status"] != "succeeded" || list[3]["test_event"] != true {
 			t.Errorf("test key's deliveries = %v", list)
 		}
 		if live := env.Get(acme.LiveKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t); len(live) != 0 {
@@ -863,9 +878,11 @@ func TestAPITestEvent(t *testing.T) {
 		}
 		globex := env.NewPartner("globex", booking.PartnerParams{})
 		env.Post(globex.LiveKey, path, nil).Expect(t, http.StatusNotFound, "not_found")
-		r = env.Post(acme.LiveKey, path, map[string]any{"event_type": "booking.updated"}).Expect(t, http.StatusBadRequest, "bad_request")
-		if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], `event_type: "booking.updated" is not one of`) {
-			t.Errorf("errors %v", r.Errors)
+		for _, bad := range []string{"booking.updated", ""} {
+			r = env.Post(acme.LiveKey, path, map[string]any{"event_type": bad}).Expect(t, http.StatusBadRequest, "bad_request")
+			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], fmt.Sprintf(`event_type: %q is not one of`, bad)) {
+				t.Errorf("event_type %q: errors %v", bad, r.Errors)
+			}
 		}
 		env.Post(acme.LiveKey, path, map[string]any{"event": "x"}).Expect(t, http.StatusBadRequest, "bad_request")
 	})

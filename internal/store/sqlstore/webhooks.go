@@ -224,7 +224,7 @@ func (q *queries) DeliveryList(ctx context.Context, f store.DeliveryFilter) ([]*
 		}
 		where += " AND " + cond
 	}
-	query := `SELECT d.id, d.event_id, e.type, e.partner_id, d.subscription_id, s.url, d.status, d.attempts,
+	query := `SELECT d.id, d.event_id, e.type, e.test_event, e.partner_id, d.subscription_id, s.url, d.status, d.attempts,
 		d.next_attempt_at, d.last_error, d.created_at, d.updated_at
 		FROM webhook_deliveries d
 		JOIN events e ON e.id = d.event_id
@@ -242,7 +242,7 @@ func (q *queries) DeliveryList(ctx context.Context, f store.DeliveryFilter) ([]*
 	var out []*store.Delivery
 	for rows.Next() {
 		var d store.Delivery
-		if err := rows.Scan(&d.ID, &d.EventID, &d.EventType, &d.PartnerID, &d.SubscriptionID, &d.URL, &d.Status, &d.Attempts,
+		if err := rows.Scan(&d.ID, &d.EventID, &d.EventType, &d.TestEvent, &d.PartnerID, &d.SubscriptionID, &d.URL, &d.Status, &d.Attempts,
 			&d.NextAttemptAt, &d.LastError, &d.CreatedAt, &d.UpdatedAt); err != nil {
 			return nil, err
 		}
