@@ -14,13 +14,18 @@ import (
 // One more copy goes to the event feed (store.FeedPartnerID), which every partner whose
 // key enables the product reads, subscribed or not.
 func (s *Service) emitAvailabilityChanged(ctx context.Context, tx store.Querier, subscribers []int64, kind tradewind.ProductType, itemID int64, from, to string) error {
-	data := map[string]any{"product_type": kind, "item_id": itemID, "start": from, "end": to}
+	data := availabilityEventData(kind, itemID, from, to)
 	for _, pid := range append([]int64{store.FeedPartnerID}, subscribers...) {
 		if err := s.emit(ctx, tx, pid, tradewind.EventAvailabilityChanged, data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// availabilityEventData is the data of availability.changed for days from..to of an item.
+func availabilityEventData(kind tradewind.ProductType, itemID int64, from, to string) map[string]any {
+	return map[string]any{"product_type": kind, "item_id": itemID, "start": from, "end": to}
 }
 
 // soldOut returns the days of claim c, in order, on which its unit has nothing left to

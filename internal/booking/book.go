@@ -525,6 +525,13 @@ func bookingEventData(b *tradewind.Booking, now time.Time) map[string]any {
 	return d
 }
 
+// cancelledEventData is the data of booking.cancelled for b, cancelled at now.
+func cancelledEventData(b *tradewind.Booking, reason string, now time.Time) map[string]any {
+	d := bookingEventData(b, now)
+	d["reason"], d["cancelled_at"] = reason, now.Truncate(time.Second)
+	return d
+}
+
 // referenceShape is every reference newReference makes; anything else names no booking.
 var referenceShape = regexp.MustCompile(`^(HTL|ACT|RNT|PKG)-[A-Z0-9]{8}$`)
 
@@ -654,8 +661,7 @@ func (s *Service) end(ctx context.Context, e ending) (*tradewind.Booking, error)
 			return err
 		}
 		b.Status, b.CancelReason, b.CancelledAt = tradewind.StatusCancelled, e.reason, now
-		data := bookingEventData(b, now)
-		data["reason"], data["cancelled_at"] = e.reason, now.Truncate(time.Second)
+		data := cancelledEventData(b, e.reason, now)
 		if e.note != "" {
 			data["note"] = e.note
 		}

@@ -31,6 +31,9 @@ type EventView struct {
 	CreatedAt time.Time           `json:"created_at"`
 	Partner   string              `json:"partner"`
 	Data      json.RawMessage     `json:"data"`
+	// TestEvent is true, and present, only on a sample event (SendTestEvent), which GET
+	// /events/{id} reads but the feed never lists: nothing happened.
+	TestEvent bool `json:"test_event,omitempty"`
 }
 
 // EventPageMeta is the meta of a page of the feed.
@@ -121,7 +124,8 @@ func (c *Caller) sees(e *store.FeedEvent) bool {
 }
 
 func (c *Caller) viewEvent(e *store.FeedEvent) *EventView {
-	return &EventView{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.Truncate(time.Second), Partner: c.Partner.Name, Data: e.Data}
+	return &EventView{ID: e.ID, Type: e.Type, CreatedAt: e.CreatedAt.Truncate(time.Second), Partner: c.Partner.Name, Data: e.Data,
+		TestEvent: e.TestEvent}
 }
 
 // ListEvents returns a page of the caller's event feed, oldest first: its booking events

@@ -2,7 +2,6 @@ package booking
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -401,22 +400,26 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, c *Caller, id int64
 // cancellation's fields, availability.changed's), for a test booking that does not
 // exist (HTL-TEST0000), so that a receiver tested on samples takes the real ones.
 func sampleEventData(t tradewind.EventType, now time.Time) (map[string]any, bool) {
-	b := &tradewind.Booking{Reference: "HTL-TEST0000", ProductType: tradewind.ProductHotel, TotalPrice: 10000, Currency: "EUR", Test: true}
+	// Its stay is a month ahead, so that a confirmed sample is not read as completed.
+	day := now.UTC().AddDate(0, 0, 30).Format(tradewind.DateLayout)
+	b := &tradewind.Booking{Reference: "HTL-TEST0000", ProductType: tradewind.ProductHotel, TotalPrice: 10000, Currency: "EUR",
+		Test: true, Status: tradewind.StatusConfirmed, StartDate: day, EndDate: day}
 	switch t {
 	case tradewind.EventBookingConfirmed:
-		d := bookingEventData(b, now)
-		d["status"] = tradewind.StatusConfirmed
-		return d, true
+		return bookingEventData(b, now), true
 	case tradewind.EventBookingCancelled:
-		d := bookingEventData(b, now)
-		d["status"], d["reason"], d["cancelled_at"] = tradewind.StatusCancelled, "cancelled_by_partner", now.Truncate(time.Second)
-		return d, true
+		b.Status = tradewind.StatusCancelled
+		return cancelledEventData(b, "cancelled_by_partner", now), true
 	case tradewind.EventAvailabilityChanged:
-		day := now.UTC().AddDate(0, 0, 30).Format(tradewind.DateLayout)
-		return map[string]any{"product_type": tradewind.ProductHotel, "item_id": 1001, "start": day, "end": day}, true
+		return availabilityEventData(tradewind.ProductHotel, 1001, day, day), true
 	}
 	return nil, false
 }
+
+// MaxPendingSamples bounds the sample events waiting for delivery to one subscription:
+// more is 429 rate_limited, so that calls to POST /webhooks/{id}/test cannot make the
+// dispatcher send a URL more than the retries of a few events.
+const MaxPendingSamples = 5
 
 // TestEventRequest is the body of POST /webhooks/{id}/test; every field is optional.
 type TestEventRequest struct {
@@ -438,18 +441,25 @@ type TestEventSent struct {
 // another partner's. The API's POST /webhooks/{id}/test and the portal's "Send test
 // event" send it.
 func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eventType tradewind.EventType) (*TestEventSent, error) {
-	now := s.now()
-	data, ok := sampleEventData(eventType, now)
+	data, ok := sampleEventData(eventType, s.now())
 	if !ok {
 		return nil, tradewind.Invalid([]string{fmt.Sprintf("event_type: %q is not one of %s", clip(string(eventType)),
 			joinNames(tradewind.AllEventTypes, ", "))})
 	}
-	raw, err := json.Marshal(data)
+	e, err := s.newEvent(partnerID, eventType, data)
 	if err != nil {
 		return nil, err
 	}
-	e := &tradewind.Event{ID: NewEventID(now), PartnerID: partnerID, Type: eventType, Data: raw, CreatedAt: now}
-	if err := s.Store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID) }); err != nil {
+	err = s.Store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID, MaxPendingSamples) })
+	if errors.Is(err, store.ErrTooMany) {
+		// A bound on what one partner's calls make the dispatcher send a URL.
+		te := tradewind.Errorf(tradewind.ECodeRateLimited,
+			"%d sample events already wait for delivery to webhook subscription %d; send more once they are delivered or failed (GET /webhooks/%d/deliveries).",
+			MaxPendingSamples, subID, subID)
+		te.RetryAfter = 60
+		return nil, te
+	}
+	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")
 	}
 	return &TestEventSent{EventID: e.ID, EventType: eventType, SubscriptionID: subID}, nil

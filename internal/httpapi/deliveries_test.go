@@ -239,3 +239,28 @@ func TestWebhookDeliveries(t *testing.T) {
 		env.Get(p.TestKey, path).Expect(t, http.StatusNotFound, "not_found")
 	})
 }
+
+// TestSampleEventsBounded: at most booking.MaxPendingSamples sample events wait for one
+// subscription; the next is 429 rate_limited with a Retry-After, and nothing more is
+// queued. A deleted subscription's samples are 404.
+func TestSampleEventsBounded(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		sub := env.Post(p.TestKey, "/webhooks", map[string]any{"url": "https://partner.example.com/hooks",
+			"event_types": []string{"booking.confirmed"}}).Expect(t, 201, "").Map(t)
+		path := fmt.Sprintf("/webhooks/%v/test", sub["id"])
+		for range booking.MaxPendingSamples {
+			env.Post(p.TestKey, path, nil).Expect(t, 202, "")
+		}
+		r := env.Post(p.TestKey, path, nil).Expect(t, 429, "rate_limited")
+		if r.Header.Get("Retry-After") != "60" {
+			t.Errorf("Retry-After %q, want 60", r.Header.Get("Retry-After"))
+		}
+		list := env.Get(p.TestKey, fmt.Sprintf("/webhooks/%v/deliveries", sub["id"])).Expect(t, 200, "").Maps(t)
+		if len(list) != booking.MaxPendingSamples {
+			t.Errorf("%d deliveries queued, want %d", len(list), booking.MaxPendingSamples)
+		}
+		env.Do(apitest.Request{Method: "DELETE", Path: fmt.Sprintf("/webhooks/%v", sub["id"]), Key: p.TestKey}).Expect(t, 200, "")
+		env.Post(p.TestKey, path, nil).Expect(t, 404, "not_found")
+	})
+}

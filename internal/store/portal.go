@@ -217,9 +217,11 @@ type PortalQuerier interface {
 	// EventGet returns the partner's event. ErrNotFound, also for another partner's.
 	EventGet(ctx context.Context, partnerID int64, id string) (*EventRow, error)
 	// EventCreateTest inserts a test event (e.TestEvent set) and one pending delivery
-	// of it to the partner's subscription subscriptionID only. ErrNotFound when that
-	// subscription is not the partner's active one.
-	EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64) error
+	// of it to the partner's subscription subscriptionID only, the subscription's row
+	// locked (a deletion committing meanwhile waits, and fails the delivery). ErrNotFound
+	// when that subscription is not the partner's active one; ErrTooMany when maxPending
+	// deliveries of test events already wait for it.
+	EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64, maxPending int) error
 	// SubscriptionRollSecret starts a secret roll of the partner's active subscription:
 	// next signs beside the current secret until from, then alone. A roll whose time
 	// has come is completed first (its secret becomes the current one). ErrNotFound.

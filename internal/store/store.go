@@ -28,6 +28,9 @@ var (
 	// ErrCorrupt: a stored value cannot be decoded (a list column that is not a JSON
 	// array). The row is refused rather than read with the value missing.
 	ErrCorrupt = errors.New("store: corrupt row")
+	// ErrTooMany: the write would pass a bound on how many rows may wait (the sample
+	// events pending for one subscription, EventCreateTest).
+	ErrTooMany = errors.New("store: too many waiting")
 )
 
 // CreditRefused is CreditDrawAll's refusal: the partner is blocked, or the sum of the

@@ -872,6 +872,10 @@ func TestAPITestEvent(t *testing.T) {
 		if live := env.Get(acme.LiveKey, fmt.Sprintf("/webhooks/%d/deliveries", id)).Expect(t, http.StatusOK, "").Maps(t); len(live) != 0 {
 			t.Errorf("live key's deliveries = %v, want none", live)
 		}
+		// Read by id, a sample says it is one.
+		if ev := env.Get(acme.LiveKey, fmt.Sprintf("/events/%v", sent["event_id"])).Expect(t, http.StatusOK, "").Map(t); ev["test_event"] != true {
+			t.Errorf("GET /events/{id} of a sample = %v, want test_event true", ev)
+		}
 		// The samples are the subscription's only: not in the event feed.
 		if feed := env.Get(acme.LiveKey, "/events?type=booking.confirmed&type=booking.cancelled").Expect(t, http.StatusOK, "").Maps(t); len(feed) != 0 {
 			t.Errorf("the feed lists the samples: %v", feed)

@@ -24,7 +24,7 @@ func indexedOf(data []byte) eventIndexed {
 	return x
 }
 
-const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.seq`
+const feedEventColumns = `e.id, e.partner_id, e.type, e.data, e.created_at, e.seq, e.test_event`
 
 func (q *queries) EventsUnsequenced(ctx context.Context) (bool, error) {
 	return q.queued(ctx, q.unsequencedEvents())
@@ -47,7 +47,7 @@ func scanFeedEvent(row interface{ Scan(...any) error }) (*store.FeedEvent, error
 	var e store.FeedEvent
 	var data string
 	var seq sql.NullInt64
-	if err := row.Scan(&e.ID, &e.PartnerID, &e.Type, &data, &e.CreatedAt, &seq); err != nil {
+	if err := row.Scan(&e.ID, &e.PartnerID, &e.Type, &data, &e.CreatedAt, &seq, &e.TestEvent); err != nil {
 		return nil, err
 	}
 	e.Data, e.CreatedAt, e.Seq = []byte(data), e.CreatedAt.UTC(), seq.Int64

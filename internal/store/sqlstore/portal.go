@@ -529,9 +529,19 @@ func (q *queries) EventGet(ctx context.Context, partnerID int64, id string) (*st
 	return e, q.interpret(err)
 }
 
-func (q *queries) EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64) error {
-	if _, err := q.SubscriptionGet(ctx, e.PartnerID, subscriptionID); err != nil {
-		return err
+func (q *queries) EventCreateTest(ctx context.Context, e *tradewind.Event, subscriptionID int64, maxPending int) error {
+	var id int64
+	if err := q.db.QueryRowContext(ctx, `SELECT id FROM webhook_subscriptions WHERE id = $1 AND partner_id = $2 AND active
+		AND deleted_at IS NULL`+q.d.ForUpdate, subscriptionID, e.PartnerID).Scan(&id); err != nil {
+		return q.interpret(err)
+	}
+	var pending int
+	if err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+		WHERE d.subscription_id = $1 AND d.status = 'pending' AND e.test_event`, subscriptionID).Scan(&pending); err != nil {
+		return q.interpret(err)
+	}
+	if pending >= maxPending {
+		return store.ErrTooMany
 	}
 	e.TestEvent = true
 	if _, err := q.exec(ctx, `INSERT INTO events (id, partner_id, type, data, created_at, test_event) VALUES ($1, $2, $3, $4, $5, TRUE)`,

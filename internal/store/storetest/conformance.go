@@ -61,6 +61,7 @@ func Exercise(t *testing.T, open func(tb testing.TB) store.Store) {
 		"BookingFilters":    exerciseBookingFilters,
 		"EventFeed":         exerciseEventFeed,
 		"SubscriptionPause": exerciseSubscriptionPause,
+		"SampleEvents":      exerciseSampleEvents,
 		"SandboxTimers":     exerciseSandboxTimers,
 		// Replay records of request signatures: replays.go.
 		"SignatureReplays": exerciseSignatureReplays,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +291,56 @@ func exerciseSandboxTimers(t *testing.T, s store.Store) {
 	}
 	if due, _ := s.SandboxTimersDue(ctx, now.Add(time.Hour), 10); len(due) != 0 {
 		t.Errorf("after delete: %+v", due)
+	}
+}
+
+// exerciseSampleEvents: at most maxPending sample events wait for one subscription (the
+// next is ErrTooMany, other events and other subscriptions not counted); a deleted
+// subscription takes none; the feed never lists a sample, sequenced or not.
+func exerciseSampleEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newPartner(t, s, "acme")
+	sub := newSubscription(t, s, a.ID, "https://a.example/1", tradewind.EventBookingConfirmed)
+	other := newSubscription(t, s, a.ID, "https://a.example/2", tradewind.EventBookingConfirmed)
+	sample := func(id string, subID int64) error {
+		return s.InTx(ctx, func(q store.Querier) error {
+			return q.EventCreateTest(ctx, &tradewind.Event{ID: id, PartnerID: a.ID, Type: tradewind.EventBookingConfirmed,
+				Data: []byte(`{}`), CreatedAt: now}, subID, 3)
+		})
+	}
+	// A real event's delivery does not count.
+	if err := s.EventCreate(ctx, &tradewind.Event{ID: "evt_real", PartnerID: a.ID, Type: tradewind.EventBookingConfirmed, Data: []byte(`{}`), CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := sample(fmt.Sprintf("evt_s%d", i), sub.ID); err != nil {
+			t.Fatalf("sample %d: %v", i, err)
+		}
+	}
+	if err := sample("evt_s3", sub.ID); !errors.Is(err, store.ErrTooMany) {
+		t.Errorf("a fourth pending sample with maxPending 3 = %v, want ErrTooMany", err)
+	}
+	if err := sample("evt_o0", other.ID); err != nil {
+		t.Errorf("another subscription's first sample: %v", err)
+	}
+	if err := s.SubscriptionDelete(ctx, store.SubscriptionDeleteParams{PartnerID: a.ID, ID: other.ID, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sample("evt_o1", other.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a sample to a deleted subscription = %v, want ErrNotFound", err)
+	}
+	if err := s.InTx(ctx, func(q store.Querier) error { _, err := q.EventSequence(ctx, 100); return err }); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.EventFeed(ctx, store.EventFeedParams{PartnerID: a.ID, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range list {
+		ids = append(ids, e.ID)
+	}
+	if !slices.Equal(ids, []string{"evt_real"}) {
+		t.Errorf("the feed lists %v, want the real event alone", ids)
 	}
 }

@@ -391,7 +391,7 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	}
 	// A test event goes to the one subscription named, and only the partner's.
 	te := &tradewind.Event{ID: "evt_test", PartnerID: p.ID, Type: tradewind.EventBookingCancelled, Data: []byte(`{}`), CreatedAt: now}
-	if err := s.EventCreateTest(ctx, te, sub.ID); err != nil {
+	if err := s.EventCreateTest(ctx, te, sub.ID, 5); err != nil {
 		t.Fatal(err)
 	}
 	if ds, _ := s.DeliveryList(ctx, store.DeliveryFilter{EventID: "evt_test"}); len(ds) != 1 || ds[0].SubscriptionID != sub.ID {
@@ -421,7 +421,7 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	if got, _ := s.SubscriptionGet(ctx, p.ID, sub.ID); !got.NextSecretFrom.Equal(now.Add(time.Hour).Truncate(time.Microsecond)) || got.Secret != sub.Secret {
 		t.Fatalf("after a roll: %+v", got)
 	}
-	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_roll", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, sub.ID); err != nil {
+	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_roll", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, sub.ID, 5); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range claim(t, s, now.Add(2*time.Hour), time.Minute, 100) {
@@ -435,7 +435,7 @@ func exercisePortalEvents(t *testing.T, s store.Store) {
 	if got, _ := s.SubscriptionGet(ctx, p.ID, sub.ID); got.Secret != "whsec_next" {
 		t.Fatalf("a completed roll was not kept: secret %q", got.Secret)
 	}
-	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_test2", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, qsub.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := s.EventCreateTest(ctx, &tradewind.Event{ID: "evt_test2", PartnerID: p.ID, Type: "booking.confirmed", Data: []byte(`{}`), CreatedAt: now}, qsub.ID, 5); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a test event to another partner's subscription = %v", err)
 	}
 	// By mode: sample events and test bookings' events are test, every other one live.
