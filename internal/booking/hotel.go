@@ -434,7 +434,7 @@ func (s *Service) SearchHotels(ctx context.Context, c *Caller, req *HotelSearchR
 		}
 	}
 	return &HotelSearchResult{Destination: dest, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		PricingMode: c.Partner.PricingMode, Hotels: page, hint: s.emptySearchHint(ctx, tradewind.ProductHotel, dest, meta.Total)}, meta, nil
+		PricingMode: c.Partner.PricingMode, Hotels: page, hint: s.emptyHotelSearchHint(ctx, dest, &st, meta.Total)}, meta, nil
 }
 
 // HotelRecord is the catalog record of a hotel as a partner sees it.
@@ -585,10 +585,7 @@ func partyHint(h *catalog.Hotel, st *hotelStay, offers int) hint {
 	if offers > 0 || len(h.Rooms) == 0 {
 		return hint{}
 	}
-	party := countOf(st.adults, "adult", "adults")
-	if st.children > 0 {
-		party += " and " + countOf(st.children, "child", "children")
-	}
+	party := partyText(st)
 	var best *catalog.Room
 	need := 0 // rooms of best the party needs
 	for i := range h.Rooms {

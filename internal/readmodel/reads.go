@@ -49,6 +49,25 @@ func (m *Model) CityHas(kind tradewind.ProductType, city string) (has, ok bool) 
 	return idx != nil && len(idx.byCity[city]) > 0, true
 }
 
+// EachCityItem implements booking.CityCounter: each of the city's items of kind,
+// decoded, under the read lock, until each returns false; ok false before the model
+// is built.
+func (m *Model) EachCityItem(kind tradewind.ProductType, city string, each func(v any) bool) (ok bool) {
+	if !m.ready.Load() {
+		return false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if idx := m.products[kind]; idx != nil {
+		for _, x := range idx.byCity[city] {
+			if !each(x.value) {
+				break
+			}
+		}
+	}
+	return true
+}
+
 // Item implements booking.Reads.
 func (m *Model) Item(ctx context.Context, kind tradewind.ProductType, id int64) (any, error) {
 	if !m.ready.Load() {
