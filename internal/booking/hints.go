@@ -11,8 +11,8 @@ import (
 // Hinted is an answer that carries, beside its data, a short text for the people
 // integrating: the envelope's message, null otherwise. A search that found nothing in a
 // city that has nothing of its product says so (a misspelt destination answers an empty
-// 200 otherwise), and a hotel availability whose party fits no room says so. Programs
-// read the data; the text is for people and may change.
+// 200 otherwise), and a hotel search or availability whose party fits no room says how
+// many rooms would. Programs read the data; the text is for people and may change.
 type Hinted interface{ Hint() string }
 
 // hint is embedded in the answers that may carry one (Hinted).
@@ -26,9 +26,9 @@ var productPlurals = map[tradewind.ProductType]string{
 	tradewind.ProductRental: "rentals", tradewind.ProductPackage: "packages",
 }
 
-// CityCounter is implemented by Reads that can tell at once whether a city has an item
-// of a kind (the read model): an empty search's hint asks it rather than copy the city's
-// items. ok false: it cannot tell now; no hint is given.
+// CityCounter is implemented by Reads that hold each city's items in memory (the read
+// model): an empty search's hint asks it rather than copy or read the city's items. ok
+// false: it cannot tell now; no hint is given.
 type CityCounter interface {
 	CityHas(kind tradewind.ProductType, city string) (has, ok bool)
 	// EachCityItem calls each with the city's items of kind (decoded, *catalog.Hotel, …)
