@@ -18,12 +18,6 @@ import (
 // 410 cursor_expired, and the feed never lists older events.
 const FeedRetention = 30 * 24 * time.Hour
 
-// Page sizes of GET /events.
-const (
-	DefaultEventPage = 25
-	MaxEventPage     = 100
-)
-
 // EventView is an event as the feed shows it: the envelope of a webhook delivery.
 type EventView struct {
 	ID        string              `json:"id"`
@@ -65,7 +59,7 @@ var EventQueryParams = []string{"after", "type", "reference", "per_page"}
 // Every bad parameter is listed in one 400 bad_request.
 func ParseEventQuery(q url.Values) (EventQuery, error) {
 	var p problems
-	out := EventQuery{PerPage: p.queryPerPage(q, DefaultEventPage, MaxEventPage)} // as every list's per_page
+	out := EventQuery{PerPage: p.queryPerPage(q)} // as every list's per_page
 	one := func(name string) string { return p.queryParam(q, name) }
 	if v := one("after"); v != "" {
 		if !eventIDShape.MatchString(v) {

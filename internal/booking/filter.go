@@ -142,16 +142,14 @@ func (p *problems) queryInt(q url.Values, name string) *int {
 	return &n
 }
 
-// queryPerPage returns the per_page query parameter, an integer from 1 to most given once,
-// or def when absent; the same rule and words as every list's per_page (pageOf).
-func (p *problems) queryPerPage(q url.Values, def, most int) int {
+// queryPerPage returns the per_page query parameter given once, DefaultPerPage when
+// absent, checked as every list's (checkPerPage).
+func (p *problems) queryPerPage(q url.Values) int {
 	n := p.queryInt(q, "per_page")
 	if n == nil {
-		return def
+		return DefaultPerPage
 	}
-	if *n < 1 || *n > most {
-		p.add("per_page: must be 1–%d", most)
-	}
+	checkPerPage(p, *n)
 	return *n
 }
 

@@ -2,7 +2,6 @@ package booking
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -575,45 +574,6 @@ func (s *Service) HotelAvailability(ctx context.Context, c *Caller, req *HotelAv
 	sort.SliceStable(offers, func(i, j int) bool { return offers[i].TotalPrice.Minor < offers[j].TotalPrice.Minor })
 	return &HotelAvailability{HotelID: h.ID, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
 		AvailableRooms: offers, PricingMode: c.Partner.PricingMode, hint: partyHint(h, &st, len(offers))}, nil
-}
-
-// partyHint is the hint of a hotel availability that listed offers rooms: when it listed
-// none and no room of h takes the party in the rooms asked, it says how many rooms of
-// which would, or that no number of rooms does (every room holds an adult, at most
-// maxRooms are booked at once). Sold-out rooms need no words: the list is empty.
-func partyHint(h *catalog.Hotel, st *hotelStay, offers int) hint {
-	if offers > 0 || len(h.Rooms) == 0 {
-		return hint{}
-	}
-	party := partyText(st)
-	var best *catalog.Room
-	need := 0 // rooms of best the party needs
-	for i := range h.Rooms {
-		r := &h.Rooms[i]
-		if st.fits(r) {
-			return hint{}
-		}
-		if n := roomsFor(st.adults, st.children, r); n > 0 && (best == nil || n < need) {
-			best, need = r, n
-		}
-	}
-	if best == nil {
-		return hint{fmt.Sprintf("No number of rooms of %s takes %s: each room holds at least 1 adult, at most %d rooms are booked at once, and children need rooms that take children.",
-			h.Name, party, maxRooms)}
-	}
-	return hint{fmt.Sprintf("No room of %s takes %s in %s; %d rooms of %s would (rooms: %d).",
-		h.Name, party, countOf(st.rooms, "room", "rooms"), need, best.Name, need)}
-}
-
-// roomsFor is how many rooms of r a party of adults and children needs, each room with
-// at least one adult and at most r's occupancy; 0 when no number up to maxRooms does.
-func roomsFor(adults, children int, r *catalog.Room) int {
-	for n := 1; n <= min(adults, maxRooms); n++ {
-		if adults <= n*r.MaxAdults && children <= n*r.MaxChildren {
-			return n
-		}
-	}
-	return 0
 }
 
 // hotelProduct quotes and books hotel rooms.

@@ -29,16 +29,28 @@ func intOr(v *int, def int) int {
 // is more than any list here holds.
 const maxPage = 1_000_000
 
+// Page sizes of every list and search (partner-api.md, Pagination), page numbered or
+// keyset (GET /events, GET /webhooks/{id}/deliveries).
+const (
+	DefaultPerPage = 25
+	MaxPerPage     = 100
+)
+
 // pageOf validates optional page and per_page values.
 func pageOf(p *problems, page, perPage *int) Page {
-	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, 25)}
+	pg := Page{Page: intOr(page, 1), PerPage: intOr(perPage, DefaultPerPage)}
 	if pg.Page < 1 || pg.Page > maxPage {
 		p.add("page: must be 1–%d", maxPage)
 	}
-	if pg.PerPage < 1 || pg.PerPage > 100 {
-		p.add("per_page: must be 1–100")
-	}
+	checkPerPage(p, pg.PerPage)
 	return pg
+}
+
+// checkPerPage is every list's rule for per_page.
+func checkPerPage(p *problems, n int) {
+	if n < 1 || n > MaxPerPage {
+		p.add("per_page: must be 1–%d", MaxPerPage)
+	}
 }
 
 // ValidatePage checks list paging parameters.

@@ -230,12 +230,6 @@ func (s *Service) attemptsByDelivery(ctx context.Context, ds []*store.Delivery) 
 	return out, nil
 }
 
-// Page sizes of GET /webhooks/{id}/deliveries.
-const (
-	DefaultDeliveryPage = 25
-	MaxDeliveryPage     = 100
-)
-
 // deliveryStates are the states a delivery can be in, those the status filter takes.
 var deliveryStates = []string{store.DeliveryPending, store.DeliverySucceeded, store.DeliveryFailed}
 
@@ -248,7 +242,7 @@ type WebhookDeliveryQuery struct {
 	Before  int64  // keyset paging: only deliveries with a smaller id (0: from the newest)
 	Status  string // "" or one of pending, succeeded, failed
 	EventID string // "" or one event's deliveries
-	PerPage int    // 1–MaxDeliveryPage
+	PerPage int    // 1–MaxPerPage
 }
 
 // ParseWebhookDeliveryQuery reads the query of GET /webhooks/{id}/deliveries: per_page
@@ -257,7 +251,7 @@ type WebhookDeliveryQuery struct {
 // reads one), each given once. Every bad parameter is listed in one 400 bad_request.
 func ParseWebhookDeliveryQuery(q url.Values) (WebhookDeliveryQuery, error) {
 	var p problems
-	out := WebhookDeliveryQuery{PerPage: p.queryPerPage(q, DefaultDeliveryPage, MaxDeliveryPage), Before: p.queryBound(q, "before")}
+	out := WebhookDeliveryQuery{PerPage: p.queryPerPage(q), Before: p.queryBound(q, "before")}
 	if v := p.queryParam(q, "status"); v != "" {
 		if !slices.Contains(deliveryStates, v) {
 			p.add("status: %q is not one of %s", clip(v), strings.Join(deliveryStates, ", "))
@@ -291,7 +285,7 @@ func (s *Service) SubscriptionDeliveries(ctx context.Context, partnerID, subID i
 	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")
 	}
-	perPage := min(max(q.PerPage, 1), MaxDeliveryPage)
+	perPage := min(max(q.PerPage, 1), MaxPerPage)
 	ds, err := s.Store.DeliveryList(ctx, store.DeliveryFilter{PartnerID: partnerID, SubscriptionID: sub.ID, Test: &test,
 		EventID: q.EventID, Status: q.Status, BeforeID: max(q.Before, 0), Limit: perPage + 1}) // one more tells whether a next page exists
 	if err != nil {

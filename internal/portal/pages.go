@@ -243,12 +243,10 @@ func (s *Service) Redeliver(ctx context.Context, m *Member, eventID, addr string
 // (booking.Service.SendTestEvent, as the API's POST /webhooks/{id}/test); its envelope
 // carries "test_event": true. It returns the event's id.
 func (s *Service) SendTestEvent(ctx context.Context, m *Member, subID int64, eventType, addr string) (string, error) {
-	if eventType == "" { // the form always names one: "" is not the API's default
-		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
-	}
+	// The form always names a type: "" is not the API's default, and an unknown one is
+	// the form's error.
 	sent, err := s.booking.SendTestEvent(ctx, m.Partner.ID, subID, tradewind.EventType(eventType))
-	var te *tradewind.Error
-	if errors.As(err, &te) && te.Code == tradewind.ECodeBadRequest {
+	if te := (*tradewind.Error)(nil); eventType == "" || errors.As(err, &te) && te.Code == tradewind.ECodeBadRequest {
 		return "", invalid("event type: one of booking.confirmed, booking.cancelled, availability.changed")
 	}
 	if err != nil {

@@ -37,18 +37,6 @@ func (m *Model) CityItems(ctx context.Context, kind tradewind.ProductType, city 
 
 var _ booking.CityCounter = (*Model)(nil)
 
-// CityHas implements booking.CityCounter: whether the city has an item of kind, without
-// copying its list; ok false before the model is built.
-func (m *Model) CityHas(kind tradewind.ProductType, city string) (has, ok bool) {
-	if !m.ready.Load() {
-		return false, false
-	}
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	idx := m.products[kind]
-	return idx != nil && len(idx.byCity[city]) > 0, true
-}
-
 // EachCityItem implements booking.CityCounter: each of the city's items of kind,
 // decoded, under the read lock, until each returns false; ok false before the model
 // is built.
