@@ -69,6 +69,12 @@ func (e *Error) Error() string {
 	return e.Code + ": " + e.Message
 }
 
+// RetryIn sets e's Retry-After to secs seconds and returns e.
+func (e *Error) RetryIn(secs int) *Error {
+	e.RetryAfter = secs
+	return e
+}
+
 // Errorf returns an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -219,10 +219,8 @@ func (s *Service) Destinations(ctx context.Context, c *Caller, f DestinationFilt
 			if done, err := ct.CityTallies(ctx, from, to, add); err != nil {
 				return nil, meta, err
 			} else if !done {
-				e := tradewind.Errorf(tradewind.ECodeUnavailable,
-					"Destinations are listed once this server has loaded the catalog, within seconds of its start; retry shortly.")
-				e.RetryAfter = 1
-				return nil, meta, e
+				return nil, meta, tradewind.Errorf(tradewind.ECodeUnavailable,
+					"Destinations are listed once this server has loaded the catalog, within seconds of its start; retry shortly.").RetryIn(1)
 			}
 		}
 	} else if err := s.storeCityTallies(ctx, shown, from, to, add); err != nil {

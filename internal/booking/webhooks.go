@@ -447,11 +447,9 @@ func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eve
 	err = s.Store.InTx(ctx, func(tx store.Querier) error { return tx.EventCreateTest(ctx, e, subID, MaxPendingSamples) })
 	if errors.Is(err, store.ErrTooMany) {
 		// A bound on what one partner's calls make the dispatcher send a URL.
-		te := tradewind.Errorf(tradewind.ECodeRateLimited,
+		return nil, tradewind.Errorf(tradewind.ECodeRateLimited,
 			"%d sample events already wait for delivery to webhook subscription %d; send more once they are delivered or failed (GET /webhooks/%d/deliveries).",
-			MaxPendingSamples, subID, subID)
-		te.RetryAfter = 60
-		return nil, te
+			MaxPendingSamples, subID, subID).RetryIn(60)
 	}
 	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")

@@ -151,10 +151,9 @@ func NoReplay(ledger replay.Ledger) Guard {
 		if err != nil {
 			// Fail closed: the ledger may hold this signature (Redis can time out after
 			// recording it), and nothing else knows it. The retry must be signed afresh.
-			w.Header().Set(HeaderRetryAfter, strconv.Itoa(ReplayRetryAfter))
 			return tradewind.Errorf(tradewind.ECodeUnavailable,
 				"Signed requests that change state cannot be checked for replays right now; nothing was changed. Retry after %d seconds, signed afresh with a new %s.",
-				ReplayRetryAfter, security.HeaderTimestamp)
+				ReplayRetryAfter, security.HeaderTimestamp).RetryIn(ReplayRetryAfter)
 		}
 		if !first {
 			return tradewind.Errorf(tradewind.ECodeSignatureInvalid,
@@ -185,16 +184,15 @@ func RateLimit(limiter ratelimit.Limiter) Guard {
 		headerSet(h, hdrRateLimitRemaining, strconv.Itoa(res.Remaining))
 		headerSet(h, hdrRateLimitReset, strconv.Itoa(ratelimit.CeilSeconds(res.ResetAfter)))
 		if !res.Allowed {
-			return rateLimited(w, res.RetryAfterSeconds(), fmt.Sprintf("%d requests per minute", perMinute))
+			return rateLimited(res.RetryAfterSeconds(), fmt.Sprintf("%d requests per minute", perMinute))
 		}
 		return nil
 	}
 }
 
-// rateLimited sets Retry-After and returns the 429 rate_limited error.
-func rateLimited(w http.ResponseWriter, retryAfter int, budget string) error {
-	w.Header().Set(HeaderRetryAfter, strconv.Itoa(retryAfter))
-	return tradewind.Errorf(tradewind.ECodeRateLimited, "Rate limit of %s exceeded; retry after %d seconds.", budget, retryAfter)
+// rateLimited returns the 429 rate_limited error, with its Retry-After.
+func rateLimited(retryAfter int, budget string) error {
+	return tradewind.Errorf(tradewind.ECodeRateLimited, "Rate limit of %s exceeded; retry after %d seconds.", budget, retryAfter).RetryIn(retryAfter)
 }
 
 // AuthFailureLimit is the number of failed authentications per minute that
@@ -245,7 +243,7 @@ func limitAuthFailure(w http.ResponseWriter, r *http.Request, err error) error {
 	if lerr != nil || res.Allowed {
 		return err
 	}
-	return rateLimited(w, res.RetryAfterSeconds(), fmt.Sprintf("%d failed authentications per minute from one address", f.perMinute))
+	return rateLimited(res.RetryAfterSeconds(), fmt.Sprintf("%d failed authentications per minute from one address", f.perMinute))
 }
 
 // isPartnerAPI reports whether r is for the partner API (not /healthz, /readyz).

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/tradewind/tradewind"
@@ -34,12 +33,10 @@ func (s *Server) scenario(w http.ResponseWriter, r *http.Request, e endpoint, c 
 	switch sc.Name {
 	case "rate_limited":
 		secs := int(sc.RetryAfter / time.Second)
-		w.Header().Set(HeaderRetryAfter, strconv.Itoa(secs))
-		return tradewind.Errorf(tradewind.ECodeRateLimited, "Rate limit exceeded (scenario rate_limited); retry after %d seconds.", secs)
+		return tradewind.Errorf(tradewind.ECodeRateLimited, "Rate limit exceeded (scenario rate_limited); retry after %d seconds.", secs).RetryIn(secs)
 	case "unavailable":
 		secs := int(sc.RetryAfter / time.Second)
-		w.Header().Set(HeaderRetryAfter, strconv.Itoa(secs))
-		return tradewind.Errorf(tradewind.ECodeUnavailable, "The service is unavailable (scenario unavailable); retry after %d seconds.", secs)
+		return tradewind.Errorf(tradewind.ECodeUnavailable, "The service is unavailable (scenario unavailable); retry after %d seconds.", secs).RetryIn(secs)
 	case "slow":
 		t := time.NewTimer(sc.Delay)
 		defer t.Stop()
