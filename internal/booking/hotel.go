@@ -89,6 +89,12 @@ type stayRequest struct {
 // validateStay checks the stay and party of a hotel search, availability or quote.
 func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
 	nights, _ := p.stay(r.checkIn, r.checkOut, today)
+	p.hotelParty(r)
+	return hotelStay{r.checkIn, r.checkOut, nights, r.adults, r.children, r.rooms, r.nationality}
+}
+
+// hotelParty checks the party, rooms and market of a hotel request (r's dates aside).
+func (p *problems) hotelParty(r stayRequest) {
 	if !r.adultsMissing {
 		p.between("adults", r.adults, 1, maxAdults)
 	}
@@ -99,7 +105,6 @@ func validateStay(p *problems, r stayRequest, today time.Time) hotelStay {
 	}
 	p.childAges(r.children, r.childAges)
 	p.nationality(r.nationality)
-	return hotelStay{r.checkIn, r.checkOut, nights, r.adults, r.children, r.rooms, r.nationality}
 }
 
 // roomOffer prices a room type for a stay from its inventory rows (one per night,

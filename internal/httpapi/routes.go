@@ -32,6 +32,7 @@ func (s *Server) endpoints() []endpoint {
 		{method: "POST", path: "/hotels/search", scope: avail, product: hotel, h: serveSearch(svc.SearchHotels)},
 		{method: "GET", path: "/hotels/{id}", scope: catalog, product: hotel, h: serveRecord(svc.Hotel)},
 		{method: "POST", path: "/hotels/availability", scope: avail, product: hotel, h: serveAvailability(svc.HotelAvailability)},
+		{method: "POST", path: "/hotels/calendar", scope: avail, product: hotel, h: serveAvailability(svc.HotelCalendar)},
 
 		{method: "POST", path: "/activities/search", scope: avail, product: activity, h: serveSearch(svc.SearchActivities)},
 		{method: "GET", path: "/activities/{id}", scope: catalog, product: activity, h: serveRecord(svc.Activity)},
@@ -40,6 +41,7 @@ func (s *Server) endpoints() []endpoint {
 		{method: "POST", path: "/rentals/search", scope: avail, product: rental, h: serveSearch(svc.SearchRentals)},
 		{method: "GET", path: "/rentals/{id}", scope: catalog, product: rental, h: serveRecord(svc.Rental)},
 		{method: "POST", path: "/rentals/availability", scope: avail, product: rental, h: serveAvailability(svc.RentalAvailability)},
+		{method: "POST", path: "/rentals/calendar", scope: avail, product: rental, h: serveAvailability(svc.RentalCalendar)},
 
 		{method: "POST", path: "/packages/search", scope: avail, product: pkg, h: serveSearch(svc.SearchPackages)},
 		{method: "GET", path: "/packages/{id}", scope: catalog, product: pkg, h: serveRecord(svc.Package)},

@@ -1,0 +1,265 @@
+package booking
+
+import (
+	"context"
+	"time"
+
+	"github.com/tradewind/tradewind"
+	"github.com/tradewind/tradewind/internal/catalog"
+	"github.com/tradewind/tradewind/internal/money"
+	"github.com/tradewind/tradewind/internal/store"
+)
+
+// A calendar (POST /hotels/calendar, POST /rentals/calendar) prices one item for every
+// check-in date of a range at once: for each date, the cheapest unit free for the
+// nights asked, priced as the item's availability prices that stay. It answers what a
+// partner's date picker needs from one request rather than one availability a date
+// (docs/products.md, "Calendars"). Like an availability it reads only; prebook and
+// book still check and claim in the store.
+
+// maxCalendarDates bounds a calendar's check-in dates (from..to): two months, the
+// most a date picker shows at once.
+const maxCalendarDates = 62
+
+// defaultCalendarNights is the stay a calendar prices when the request names none.
+const defaultCalendarNights = 1
+
+// calendarSpan is a validated calendar range: dates check-in dates from from, each
+// for a stay of nights nights.
+type calendarSpan struct {
+	from          string
+	dates, nights int
+}
+
+// calendar checks a calendar's from, to and nights, every problem listed.
+func (p *problems) calendar(from, to string, nights *int, today time.Time) calendarSpan {
+	n := intOr(nights, defaultCalendarNights)
+	p.between("nights", n, 1, maxNights)
+	f, okFrom := p.date("from", from, today)
+	t, okTo := p.date("to", to, today)
+	if !okFrom || !okTo {
+		return calendarSpan{from: from, nights: n}
+	}
+	dates := int(t.Sub(f).Hours()/24) + 1
+	switch {
+	case dates < 1:
+		p.add("to: %s is before from (%s)", to, from)
+	case dates > maxCalendarDates:
+		p.add("from–to: %d check-in dates; at most %d (to at most %s)", dates, maxCalendarDates,
+			f.AddDate(0, 0, maxCalendarDates-1).Format(tradewind.DateLayout))
+	}
+	return calendarSpan{from: from, dates: dates, nights: n}
+}
+
+// query is the inventory of the span's nights: from its first check-in to the last
+// night of its last check-in's stay.
+func (sp calendarSpan) query(kind tradewind.UnitKind, itemID int64) store.InventoryQuery {
+	return store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, From: sp.from, To: addDays(sp.from, sp.dates+sp.nights-2)}
+}
+
+// checkIn and checkOut are the dates of the span's d-th stay.
+func (sp calendarSpan) checkIn(d int) string  { return addDays(sp.from, d) }
+func (sp calendarSpan) checkOut(d int) string { return addDays(sp.from, d+sp.nights) }
+
+// calendarPick is a calendar date's cheapest unit and its total, when one is free.
+type calendarPick struct {
+	unit  int64
+	total int64
+	ok    bool
+}
+
+// cheapestByCheckIn picks, for each check-in date of sp, the cheapest of units for its
+// stay: offer(i, nights) prices units[i] from its rows of the stay's nights (a night
+// without a row sells nothing), as the item's availability does. Of equal totals the
+// first unit in the item's order is picked, as the availability lists them.
+func cheapestByCheckIn(sp calendarSpan, units []int64, byUnit map[int64][]DayStock, offer func(i int, nights []DayStock) (int64, bool)) []calendarPick {
+	picks := make([]calendarPick, sp.dates)
+	grid := make([]DayStock, sp.dates+sp.nights-1) // the span's nights, by their offset from sp.from
+	for i, id := range units {
+		clear(grid)
+		for _, r := range byUnit[id] {
+			if d := nightsOf(sp.from, r.Day); d >= 0 && d < len(grid) {
+				grid[d] = r
+			}
+		}
+		for d := range picks {
+			total, ok := offer(i, grid[d:d+sp.nights])
+			if ok && (!picks[d].ok || total < picks[d].total) {
+				picks[d] = calendarPick{unit: id, total: total, ok: true}
+			}
+		}
+	}
+	return picks
+}
+
+// calendarDate renders pick d of sp: its unit id and total, or nulls.
+func calendarDate(sp calendarSpan, d int, pick calendarPick, currency string) CalendarDate {
+	out := CalendarDate{CheckIn: sp.checkIn(d), CheckOut: sp.checkOut(d), Available: pick.ok}
+	if pick.ok {
+		out.unit = &pick.unit
+		out.TotalPrice = &money.Amount{Minor: pick.total, Currency: currency}
+	}
+	return out
+}
+
+// CalendarDate is one check-in date of a calendar.
+type CalendarDate struct {
+	CheckIn    string        `json:"check_in"`
+	CheckOut   string        `json:"check_out"`
+	Available  bool          `json:"available"`
+	TotalPrice *money.Amount `json:"total_price"` // the cheapest unit's, for the whole stay; null when none is free
+	unit       *int64        // the cheapest unit's id: room_id or space_id (HotelCalendarDate, RentalCalendarDate)
+}
+
+// HotelCalendarDate is a hotel calendar's date: the cheapest room's id.
+type HotelCalendarDate struct {
+	CalendarDate
+	RoomID *int64 `json:"room_id"`
+}
+
+// RentalCalendarDate is a rental calendar's date: the cheapest space's id.
+type RentalCalendarDate struct {
+	CalendarDate
+	SpaceID *int64 `json:"space_id"`
+}
+
+// HotelCalendarRequest is the body of POST /hotels/calendar: the party of a hotel
+// availability, and a range of check-in dates instead of one stay.
+type HotelCalendarRequest struct {
+	HotelID         int64  `json:"hotel_id"`
+	From            string `json:"from"`
+	To              string `json:"to"`
+	Nights          *int   `json:"nights"`
+	Adults          *int   `json:"adults"`
+	Children        int    `json:"children"`
+	Rooms           *int   `json:"rooms"`
+	ChildAges       []int  `json:"child_ages"`
+	NationalityCode string `json:"nationality_code"`
+}
+
+// HotelCalendar is the data of POST /hotels/calendar.
+type HotelCalendar struct {
+	HotelID     int64                 `json:"hotel_id"`
+	From        string                `json:"from"`
+	To          string                `json:"to"`
+	Nights      int                   `json:"nights"`
+	Rooms       int                   `json:"rooms"`
+	Currency    string                `json:"currency"`
+	PricingMode tradewind.PricingMode `json:"pricing_mode"`
+	Dates       []HotelCalendarDate   `json:"dates"`
+	hint                              // when no date has a room because none takes the party (Hinted)
+}
+
+// HotelCalendar prices a hotel for every check-in date from req.From to req.To: for
+// each, the cheapest room free every night of a stay of req.Nights nights that takes
+// the party, at the total the hotel's availability gives that stay.
+func (s *Service) HotelCalendar(ctx context.Context, c *Caller, req *HotelCalendarRequest) (res *HotelCalendar, err error) {
+	defer wrap(&err, "hotel calendar")
+	if err := c.RequireProduct(tradewind.ProductHotel); err != nil {
+		return nil, err
+	}
+	var p problems
+	p.positiveID("hotel_id", req.HotelID)
+	sp := p.calendar(req.From, req.To, req.Nights, s.todayDate())
+	party := stayRequest{adults: intOr(req.Adults, defaultAdults), children: req.Children, rooms: intOr(req.Rooms, defaultRooms),
+		childAges: req.ChildAges, nationality: req.NationalityCode}
+	p.hotelParty(party)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	h, err := getItem[catalog.Hotel](ctx, s.reads(), tradewind.ProductHotel, req.HotelID)
+	if err != nil {
+		return nil, mapNotFound(err, "Hotel")
+	}
+	byRoom, err := rowsByUnit(ctx, s.reads(), sp.query(tradewind.UnitRoom, h.ID))
+	if err != nil {
+		return nil, err
+	}
+	st := hotelStay{nights: sp.nights, adults: party.adults, children: party.children, rooms: party.rooms, nationality: party.nationality}
+	rooms := make([]int64, len(h.Rooms))
+	for i := range h.Rooms {
+		rooms[i] = h.Rooms[i].ID
+	}
+	con := c.contract()
+	picks := cheapestByCheckIn(sp, rooms, byRoom, func(i int, nights []DayStock) (int64, bool) {
+		return roomOffer(h, &h.Rooms[i], nights, st, con)
+	})
+	res = &HotelCalendar{HotelID: h.ID, From: req.From, To: req.To, Nights: sp.nights, Rooms: st.rooms, Currency: h.Currency,
+		PricingMode: c.Partner.PricingMode, Dates: make([]HotelCalendarDate, len(picks))}
+	available := 0
+	for d, pick := range picks {
+		date := calendarDate(sp, d, pick, h.Currency)
+		res.Dates[d] = HotelCalendarDate{CalendarDate: date, RoomID: date.unit}
+		if pick.ok {
+			available++
+		}
+	}
+	res.hint = partyHint(h, &st, available)
+	return res, nil
+}
+
+// RentalCalendarRequest is the body of POST /rentals/calendar: the guests of a rental
+// availability, and a range of check-in dates instead of one stay.
+type RentalCalendarRequest struct {
+	RentalID int64  `json:"rental_id"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Nights   *int   `json:"nights"`
+	Guests   *int   `json:"guests"`
+}
+
+// RentalCalendar is the data of POST /rentals/calendar.
+type RentalCalendar struct {
+	RentalID       int64                 `json:"rental_id"`
+	From           string                `json:"from"`
+	To             string                `json:"to"`
+	Nights         int                   `json:"nights"`
+	Guests         int                   `json:"guests"`
+	InstantBooking bool                  `json:"instant_booking"`
+	Currency       string                `json:"currency"`
+	PricingMode    tradewind.PricingMode `json:"pricing_mode"`
+	Dates          []RentalCalendarDate  `json:"dates"`
+}
+
+// RentalCalendar prices a rental for every check-in date from req.From to req.To: for
+// each, the cheapest space free every night of a stay of req.Nights nights that takes
+// the guests, at the total the rental's availability gives that stay.
+func (s *Service) RentalCalendar(ctx context.Context, c *Caller, req *RentalCalendarRequest) (res *RentalCalendar, err error) {
+	defer wrap(&err, "rental calendar")
+	if err := c.RequireProduct(tradewind.ProductRental); err != nil {
+		return nil, err
+	}
+	var p problems
+	p.positiveID("rental_id", req.RentalID)
+	sp := p.calendar(req.From, req.To, req.Nights, s.todayDate())
+	guests := intOr(req.Guests, defaultGuests)
+	p.between("guests", guests, 1, maxGuests)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	r, err := getItem[catalog.Rental](ctx, s.reads(), tradewind.ProductRental, req.RentalID)
+	if err != nil {
+		return nil, mapNotFound(err, "Rental")
+	}
+	bySpace, err := rowsByUnit(ctx, s.reads(), sp.query(tradewind.UnitSpace, r.ID))
+	if err != nil {
+		return nil, err
+	}
+	st := rentalStay{nights: sp.nights, guests: guests}
+	spaces := make([]int64, len(r.Spaces))
+	for i := range r.Spaces {
+		spaces[i] = r.Spaces[i].ID
+	}
+	con := c.contract()
+	picks := cheapestByCheckIn(sp, spaces, bySpace, func(i int, nights []DayStock) (int64, bool) {
+		return spaceOffer(&r.Spaces[i], nights, st, con)
+	})
+	res = &RentalCalendar{RentalID: r.ID, From: req.From, To: req.To, Nights: sp.nights, Guests: guests,
+		InstantBooking: r.InstantBooking, Currency: r.Currency, PricingMode: c.Partner.PricingMode,
+		Dates: make([]RentalCalendarDate, len(picks))}
+	for d, pick := range picks {
+		date := calendarDate(sp, d, pick, r.Currency)
+		res.Dates[d] = RentalCalendarDate{CalendarDate: date, SpaceID: date.unit}
+	}
+	return res, nil
+}
