@@ -33,21 +33,21 @@ type calendarSpan struct {
 
 // calendar checks a calendar's from, to and nights, every problem listed.
 func (p *problems) calendar(from, to string, nights *int, today time.Time) calendarSpan {
-	n := intOr(nights, defaultCalendarNights)
-	p.between("nights", n, 1, maxNights)
 	f, okFrom := p.date("from", from, today)
 	t, okTo := p.date("to", to, today)
-	if !okFrom || !okTo {
-		return calendarSpan{from: from, nights: n}
+	dates := 0
+	if okFrom && okTo {
+		dates = int(t.Sub(f).Hours()/24) + 1
+		switch {
+		case dates < 1:
+			p.add("to: %s is before from (%s)", to, from)
+		case dates > maxCalendarDates:
+			p.add("from–to: %d check-in dates; at most %d (to at most %s)", dates, maxCalendarDates,
+				f.AddDate(0, 0, maxCalendarDates-1).Format(tradewind.DateLayout))
+		}
 	}
-	dates := int(t.Sub(f).Hours()/24) + 1
-	switch {
-	case dates < 1:
-		p.add("to: %s is before from (%s)", to, from)
-	case dates > maxCalendarDates:
-		p.add("from–to: %d check-in dates; at most %d (to at most %s)", dates, maxCalendarDates,
-			f.AddDate(0, 0, maxCalendarDates-1).Format(tradewind.DateLayout))
-	}
+	n := intOr(nights, defaultCalendarNights)
+	p.between("nights", n, 1, maxNights)
 	return calendarSpan{from: from, dates: dates, nights: n}
 }
 
