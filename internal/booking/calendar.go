@@ -28,6 +28,7 @@ const defaultCalendarNights = 1
 // for a stay of nights nights.
 type calendarSpan struct {
 	from          string
+	first         time.Time // from, parsed
 	dates, nights int
 }
 
@@ -48,18 +49,25 @@ func (p *problems) calendar(from, to string, nights *int, today time.Time) calen
 	}
 	n := intOr(nights, defaultCalendarNights)
 	p.between("nights", n, 1, maxNights)
-	return calendarSpan{from: from, dates: dates, nights: n}
+	return calendarSpan{from: from, first: f, dates: dates, nights: n}
 }
 
 // query is the inventory of the span's nights: from its first check-in to the last
 // night of its last check-in's stay.
 func (sp calendarSpan) query(kind tradewind.UnitKind, itemID int64) store.InventoryQuery {
-	return store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, From: sp.from, To: addDays(sp.from, sp.dates+sp.nights-2)}
+	return store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, From: sp.from, To: sp.day(sp.dates + sp.nights - 2)}
 }
 
 // checkIn and checkOut are the dates of the span's d-th stay.
-func (sp calendarSpan) checkIn(d int) string  { return addDays(sp.from, d) }
-func (sp calendarSpan) checkOut(d int) string { return addDays(sp.from, d+sp.nights) }
+func (sp calendarSpan) checkIn(d int) string  { return sp.day(d) }
+func (sp calendarSpan) checkOut(d int) string { return sp.day(d + sp.nights) }
+
+// day is the date d days after from; offset the number of days from from to a date.
+func (sp calendarSpan) day(d int) string { return sp.first.AddDate(0, 0, d).Format(tradewind.DateLayout) }
+func (sp calendarSpan) offset(date string) int {
+	t, _ := catalog.ParseDate(date)
+	return int(t.Sub(sp.first).Hours() / 24)
+}
 
 // calendarPick is a calendar date's cheapest unit and its total, when one is free.
 type calendarPick struct {
@@ -78,7 +86,7 @@ func cheapestByCheckIn(sp calendarSpan, units []int64, byUnit map[int64][]DaySto
 	for i, id := range units {
 		clear(grid)
 		for _, r := range byUnit[id] {
-			if d := nightsOf(sp.from, r.Day); d >= 0 && d < len(grid) {
+			if d := sp.offset(r.Day); d >= 0 && d < len(grid) {
 				grid[d] = r
 			}
 		}

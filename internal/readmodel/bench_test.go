@@ -74,6 +74,17 @@ func BenchmarkModelHotelAvailability(b *testing.B) {
 	})
 }
 
+// BenchmarkModelHotelCalendar: a month of 3-night stays of one hotel, against
+// BenchmarkModelHotelAvailability's one stay.
+func BenchmarkModelHotelCalendar(b *testing.B) {
+	nights := 3
+	bench(b, func(ctx context.Context, s *booking.Service, c *booking.Caller) error {
+		_, err := s.HotelCalendar(ctx, c, &booking.HotelCalendarRequest{HotelID: 1_000_001, From: apitest.Day(10),
+			To: apitest.Day(39), Nights: &nights})
+		return err
+	})
+}
+
 // BenchmarkModelSearchIssueCity searches one city of issue 12's size: 1 000 hotels, 250
 // rentals, 250 activities and 50 packages (the issue's 20 000 hotels in 20 cities), 60
 // days of inventory, 3 nights, default per_page: the load benchmark's hotel-search and
