@@ -63,7 +63,9 @@ func (sp calendarSpan) checkIn(d int) string  { return sp.day(d) }
 func (sp calendarSpan) checkOut(d int) string { return sp.day(d + sp.nights) }
 
 // day is the date d days after from; offset the number of days from from to a date.
-func (sp calendarSpan) day(d int) string { return sp.first.AddDate(0, 0, d).Format(tradewind.DateLayout) }
+func (sp calendarSpan) day(d int) string {
+	return sp.first.AddDate(0, 0, d).Format(tradewind.DateLayout)
+}
 func (sp calendarSpan) offset(date string) int {
 	t, _ := catalog.ParseDate(date)
 	return int(t.Sub(sp.first).Hours() / 24)
