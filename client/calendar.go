@@ -93,3 +93,46 @@ func (c *Client) RentalCalendar(ctx context.Context, req *RentalCalendarRequest)
 	var out RentalCalendar
 	return orNil(&out, c.read(ctx, http.MethodPost, "/rentals/calendar", req, &out, nil))
 }
+
+// ActivityCalendarRequest is the body of POST /activities/calendar: the party of an
+// activity availability and a range of dates (From to To inclusive, at most 62). Zero
+// values take the server's defaults (1 adult).
+type ActivityCalendarRequest struct {
+	ActivityID int64  `json:"activity_id"`
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Adults     int    `json:"adults,omitempty"`
+	Children   int    `json:"children,omitempty"`
+	Infants    int    `json:"infants,omitempty"`
+}
+
+// ActivityCalendarDate is one date of an activity calendar.
+type ActivityCalendarDate struct {
+	Date           string `json:"date"`
+	Available      bool   `json:"available"` // the seats left take the party
+	SeatsAvailable int    `json:"seats_available"`
+}
+
+// ActivityCalendar is an activity's seats for every date of a range. Its price is per
+// person, the same on every date: TotalPrice is the party's on any of them.
+type ActivityCalendar struct {
+	ActivityID          int64                  `json:"activity_id"`
+	From                string                 `json:"from"`
+	To                  string                 `json:"to"`
+	Adults              int                    `json:"adults"`
+	Children            int                    `json:"children"`
+	Infants             int                    `json:"infants"`
+	InstantConfirmation bool                   `json:"instant_confirmation"`
+	Pricing             PersonPricing          `json:"pricing"`
+	TotalPrice          Amount                 `json:"total_price"`
+	Currency            string                 `json:"currency"`
+	PricingMode         string                 `json:"pricing_mode"`
+	Dates               []ActivityCalendarDate `json:"dates"` // every date from From to To, in order
+}
+
+// ActivityCalendar reads an activity's seats for every date from req.From to req.To
+// (POST /activities/calendar).
+func (c *Client) ActivityCalendar(ctx context.Context, req *ActivityCalendarRequest) (*ActivityCalendar, error) {
+	var out ActivityCalendar
+	return orNil(&out, c.read(ctx, http.MethodPost, "/activities/calendar", req, &out, nil))
+}

@@ -9,9 +9,9 @@ import (
 	"github.com/tradewind/tradewind/internal/store/storetest"
 )
 
-// TestCalendars reads a hotel's and a rental's calendars through the SDK, checks each
-// date against the item's availability for that stay, and books the cheapest date's
-// unit at the calendar's price.
+// TestCalendars reads a hotel's, a rental's and an activity's calendars through the
+// SDK, checks each date against the item's availability, and books the cheapest
+// date's room at the calendar's price.
 func TestCalendars(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env, p := demoEnv(t, o)
@@ -50,6 +50,16 @@ func TestCalendars(t *testing.T) {
 			avail := must(c.RentalAvailability(ctx, &client.RentalAvailabilityRequest{RentalID: 3003, CheckIn: d.CheckIn, CheckOut: d.CheckOut, Guests: 2}))(t)
 			if len(avail.AvailableSpaces) == 0 || d.SpaceID != avail.AvailableSpaces[0].SpaceID || d.TotalPrice != avail.AvailableSpaces[0].TotalPrice {
 				t.Errorf("%s: the availability %+v, the calendar %+v", d.CheckIn, avail.AvailableSpaces, d)
+			}
+		}
+		ac := must(c.ActivityCalendar(ctx, &client.ActivityCalendarRequest{ActivityID: 2001, From: apitest.Day(1), To: apitest.Day(10), Adults: 2}))(t)
+		if ac.ActivityID != 2001 || ac.Adults != 2 || len(ac.Dates) != 10 || ac.TotalPrice == "" {
+			t.Fatalf("activity calendar = %+v", ac)
+		}
+		for _, d := range ac.Dates {
+			avail := must(c.ActivityAvailability(ctx, &client.ActivityAvailabilityRequest{ActivityID: 2001, Date: d.Date, Adults: 2}))(t)
+			if d.Available != avail.Available || d.SeatsAvailable != avail.SeatsAvailable || ac.TotalPrice != avail.TotalPrice {
+				t.Errorf("%s: the availability %+v, the calendar %+v at %s", d.Date, avail, d, ac.TotalPrice)
 			}
 		}
 		if _, err := c.RentalCalendar(ctx, &client.RentalCalendarRequest{RentalID: 3003, From: apitest.Day(1), To: apitest.Day(70)}); !client.IsCode(err, client.CodeBadRequest) {

@@ -10,8 +10,8 @@
 //
 // ListDestinations names the cities there are items to search in. The flow is search
 // (SearchHotels, SearchActivities, SearchRentals, SearchPackages),
-// the item's record (GetHotel, …), its live availability (HotelAvailability, …; a hotel's
-// or a rental's dates at once with HotelCalendar and RentalCalendar), Prebook
+// the item's record (GetHotel, …), its live availability (HotelAvailability, …; many dates
+// at once with HotelCalendar, RentalCalendar and ActivityCalendar), Prebook
 // (locks the price for 15 minutes), Book, then GetBooking, ListBookings or AllBookings,
 // and CancelBooking. Webhook subscriptions are managed with ListWebhooks, CreateWebhook and
 // DeleteWebhook. Every call takes a context and returns the answer's data as a typed value.

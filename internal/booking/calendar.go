@@ -12,7 +12,8 @@ import (
 
 // A calendar (POST /hotels/calendar, POST /rentals/calendar) prices one item for every
 // check-in date of a range at once: for each date, the cheapest unit free for the
-// nights asked, priced as the item's availability prices that stay. It answers what a
+// nights asked, priced as the item's availability prices that stay. An activity's
+// (POST /activities/calendar) tells each date's seats, as its availability does. It answers what a
 // partner's date picker needs from one request rather than one availability a date
 // (docs/products.md, "Calendars"). Like an availability it reads only; prebook and
 // book still check and claim in the store.
@@ -43,7 +44,7 @@ func (p *problems) calendar(from, to string, nights *int, today time.Time) calen
 		case dates < 1:
 			p.add("to: %s is before from (%s)", to, from)
 		case dates > maxCalendarDates:
-			p.add("from–to: %d check-in dates; at most %d (to at most %s)", dates, maxCalendarDates,
+			p.add("from–to: %d dates; at most %d (to at most %s)", dates, maxCalendarDates,
 				f.AddDate(0, 0, maxCalendarDates-1).Format(tradewind.DateLayout))
 		}
 	}
@@ -52,10 +53,11 @@ func (p *problems) calendar(from, to string, nights *int, today time.Time) calen
 	return calendarSpan{from: from, first: f, dates: dates, nights: n}
 }
 
-// query is the inventory of the span's nights: from its first check-in to the last
-// night of its last check-in's stay.
-func (sp calendarSpan) query(kind tradewind.UnitKind, itemID int64) store.InventoryQuery {
-	return store.InventoryQuery{Kind: kind, ItemIDs: []int64{itemID}, From: sp.from, To: sp.day(sp.dates + sp.nights - 2)}
+// over narrows q to the span's nights: from its first check-in to the last night of
+// its last check-in's stay.
+func (sp calendarSpan) over(q store.InventoryQuery) store.InventoryQuery {
+	q.From, q.To = sp.from, sp.day(sp.dates+sp.nights-2)
+	return q
 }
 
 // checkIn and checkOut are the dates of the span's d-th stay.
@@ -181,7 +183,7 @@ func (s *Service) HotelCalendar(ctx context.Context, c *Caller, req *HotelCalend
 	if err != nil {
 		return nil, mapNotFound(err, "Hotel")
 	}
-	byRoom, err := rowsByUnit(ctx, s.reads(), sp.query(tradewind.UnitRoom, h.ID))
+	byRoom, err := rowsByUnit(ctx, s.reads(), sp.over(store.InventoryQuery{Kind: tradewind.UnitRoom, ItemIDs: []int64{h.ID}}))
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +253,7 @@ func (s *Service) RentalCalendar(ctx context.Context, c *Caller, req *RentalCale
 	if err != nil {
 		return nil, mapNotFound(err, "Rental")
 	}
-	bySpace, err := rowsByUnit(ctx, s.reads(), sp.query(tradewind.UnitSpace, r.ID))
+	bySpace, err := rowsByUnit(ctx, s.reads(), sp.over(store.InventoryQuery{Kind: tradewind.UnitSpace, ItemIDs: []int64{r.ID}}))
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +272,81 @@ func (s *Service) RentalCalendar(ctx context.Context, c *Caller, req *RentalCale
 	for d, pick := range picks {
 		date := calendarDate(sp, d, pick, r.Currency)
 		res.Dates[d] = RentalCalendarDate{CalendarDate: date, SpaceID: date.unit}
+	}
+	return res, nil
+}
+
+// ActivityCalendarRequest is the body of POST /activities/calendar: the party of an
+// activity availability, and a range of dates instead of one.
+type ActivityCalendarRequest struct {
+	ActivityID int64  `json:"activity_id"`
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Adults     *int   `json:"adults"`
+	Children   int    `json:"children"`
+	Infants    int    `json:"infants"`
+}
+
+// ActivityCalendarDate is one date of an activity calendar: the seats left, and whether
+// they take the party.
+type ActivityCalendarDate struct {
+	Date           string `json:"date"`
+	Available      bool   `json:"available"`
+	SeatsAvailable int    `json:"seats_available"`
+}
+
+// ActivityCalendar is the data of POST /activities/calendar. An activity is priced per
+// person, the same on every date: the party's price is given once.
+type ActivityCalendar struct {
+	ActivityID          int64                  `json:"activity_id"`
+	From                string                 `json:"from"`
+	To                  string                 `json:"to"`
+	Adults              int                    `json:"adults"`
+	Children            int                    `json:"children"`
+	Infants             int                    `json:"infants"`
+	InstantConfirmation bool                   `json:"instant_confirmation"`
+	Pricing             PersonPricing          `json:"pricing"`
+	TotalPrice          money.Amount           `json:"total_price"`
+	Currency            string                 `json:"currency"`
+	PricingMode         tradewind.PricingMode  `json:"pricing_mode"`
+	Dates               []ActivityCalendarDate `json:"dates"`
+}
+
+// ActivityCalendar tells, for every date from req.From to req.To, the activity's seats
+// left and whether they take the party, as the activity's availability tells one date.
+func (s *Service) ActivityCalendar(ctx context.Context, c *Caller, req *ActivityCalendarRequest) (res *ActivityCalendar, err error) {
+	defer wrap(&err, "activity calendar")
+	if err := c.RequireProduct(tradewind.ProductActivity); err != nil {
+		return nil, err
+	}
+	var p problems
+	p.positiveID("activity_id", req.ActivityID)
+	sp := p.calendar(req.From, req.To, nil, s.todayDate())
+	pt := validParty(&p, intOr(req.Adults, defaultActivityCheckAdults), req.Children, req.Infants)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	a, err := getItem[catalog.Activity](ctx, s.reads(), tradewind.ProductActivity, req.ActivityID)
+	if err != nil {
+		return nil, mapNotFound(err, "Activity")
+	}
+	byUnit, err := rowsByUnit(ctx, s.reads(), sp.over(store.InventoryQuery{Kind: tradewind.UnitActivity, UnitIDs: []int64{a.ID}}))
+	if err != nil {
+		return nil, err
+	}
+	seats := make([]int, sp.dates) // a date without a row sells nothing
+	for _, r := range byUnit[a.ID] {
+		if d := sp.offset(r.Day); d >= 0 && d < len(seats) {
+			seats[d] = r.Free
+		}
+	}
+	con := c.contract()
+	res = &ActivityCalendar{ActivityID: a.ID, From: req.From, To: req.To, Adults: pt.adults, Children: pt.children,
+		Infants: pt.infants, InstantConfirmation: a.InstantConfirmation, Pricing: personPricing(con, a.Pricing, a.Currency),
+		TotalPrice: money.Amount{Minor: pt.price(con, a.Pricing), Currency: a.Currency}, Currency: a.Currency,
+		PricingMode: c.Partner.PricingMode, Dates: make([]ActivityCalendarDate, sp.dates)}
+	for d, left := range seats {
+		res.Dates[d] = ActivityCalendarDate{Date: sp.day(d), Available: left >= pt.seats(), SeatsAvailable: left}
 	}
 	return res, nil
 }

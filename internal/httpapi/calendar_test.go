@@ -238,6 +238,71 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		}
 	})
 
+	t.Run("activity seats by date as the availability tells them", func(t *testing.T) {
+		// The tram has 10 seats a day but none on day 30, and no inventory past day 99;
+		// the cooking class 3 a day, of which a live booking takes 3 on day 61.
+		env.Book(p.LiveKey, "cal-activity", withGuest(activityQuote(apitest.ActivityCooking, 61, 2, 1, 0))).Expect(t, 201, "")
+		for _, tc := range []struct {
+			id       int64
+			from, to int
+			party    map[string]any
+		}{
+			{apitest.ActivityTram, 28, 32, map[string]any{"adults": 2, "children": 1, "infants": 1}},
+			{apitest.ActivityTram, 97, 101, nil},
+			{apitest.ActivityCooking, 59, 63, map[string]any{"adults": 3}},
+			{apitest.ActivityCooking, 59, 63, map[string]any{"adults": 4}},
+		} {
+			body := map[string]any{"activity_id": tc.id, "from": apitest.Day(tc.from), "to": apitest.Day(tc.to)}
+			for k, v := range tc.party {
+				body[k] = v
+			}
+			r := env.Post(p.LiveKey, "/activities/calendar", body).Expect(t, 200, "")
+			var cal struct {
+				ActivityID int64       `json:"activity_id"`
+				Adults     int         `json:"adults"`
+				TotalPrice json.Number `json:"total_price"`
+				Dates      []struct {
+					Date           string `json:"date"`
+					Available      bool   `json:"available"`
+					SeatsAvailable int    `json:"seats_available"`
+				} `json:"dates"`
+			}
+			r.Decode(t, &cal)
+			if cal.ActivityID != tc.id || len(cal.Dates) != tc.to-tc.from+1 {
+				t.Fatalf("calendar = %s", r.Raw)
+			}
+			for i, d := range cal.Dates {
+				one := map[string]any{"activity_id": tc.id, "date": apitest.Day(tc.from + i)}
+				for k, v := range tc.party {
+					one[k] = v
+				}
+				var avail struct {
+					Available      bool        `json:"available"`
+					SeatsAvailable int         `json:"seats_available"`
+					TotalPrice     json.Number `json:"total_price"`
+				}
+				env.Post(p.LiveKey, "/activities/availability", one).Expect(t, 200, "").Decode(t, &avail)
+				if d.Date != apitest.Day(tc.from+i) || d.Available != avail.Available || d.SeatsAvailable != avail.SeatsAvailable ||
+					cal.TotalPrice != avail.TotalPrice {
+					t.Errorf("activity %d day %d: calendar %+v at %s, availability %+v", tc.id, tc.from+i, d, cal.TotalPrice, avail)
+				}
+			}
+		}
+		// The expected values themselves, not only the agreement.
+		var tram struct {
+			TotalPrice json.Number `json:"total_price"`
+			Dates      []struct {
+				Available      bool `json:"available"`
+				SeatsAvailable int  `json:"seats_available"`
+			} `json:"dates"`
+		}
+		env.Post(p.LiveKey, "/activities/calendar", map[string]any{"activity_id": apitest.ActivityTram, "from": apitest.Day(29),
+			"to": apitest.Day(31), "adults": 2, "children": 1}).Expect(t, 200, "").Decode(t, &tram)
+		if tram.TotalPrice != "62.60" || tram.Dates[0].SeatsAvailable != 10 || tram.Dates[1].Available || tram.Dates[1].SeatsAvailable != 0 || !tram.Dates[2].Available {
+			t.Errorf("tram days 29–31 = %+v", tram)
+		}
+	})
+
 	t.Run("bad requests list every problem", func(t *testing.T) {
 		r := env.Post(p.TestKey, "/hotels/calendar", map[string]any{"hotel_id": 0, "nights": 31, "adults": 0, "rooms": 10}).Expect(t, 400, "bad_request")
 		wantErrors(t, r, "hotel_id", "from is required", "to is required", "nights: 31 is outside 1–30", "adults: 0 is outside", "rooms: 10 is outside")
@@ -246,7 +311,7 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(10, 9)).Expect(t, 400, "bad_request")
 		wantErrors(t, r, fmt.Sprintf("to: %s is before from (%s)", apitest.Day(9), apitest.Day(10)))
 		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(10, 72)).Expect(t, 400, "bad_request")
-		wantErrors(t, r, fmt.Sprintf("from–to: 63 check-in dates; at most 62 (to at most %s)", apitest.Day(71)))
+		wantErrors(t, r, fmt.Sprintf("from–to: 63 dates; at most 62 (to at most %s)", apitest.Day(71)))
 		if cal, _ := calendar(t, env, p.TestKey, "/hotels/calendar", hotelCal(10, 71)); len(cal.Dates) != 62 {
 			t.Errorf("62 dates: %d", len(cal.Dates))
 		}
@@ -256,6 +321,9 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		wantErrors(t, r, `from: "2027-02-30" is not a date`, "guests: 0 is outside")
 		env.Post(p.TestKey, "/hotels/calendar", map[string]any{"hotel_id": 999999, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
 		env.Post(p.TestKey, "/rentals/calendar", map[string]any{"rental_id": apitest.HotelLisbon, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
+		r = env.Post(p.TestKey, "/activities/calendar", map[string]any{"activity_id": apitest.ActivityTram, "from": apitest.Day(1), "to": apitest.Day(80), "nights": 2, "adults": 31}).Expect(t, 400, "bad_request")
+		wantErrors(t, r, "nights: unknown field", "from–to: 80 dates", "adults: 31 is outside 1–30")
+		env.Post(p.TestKey, "/activities/calendar", map[string]any{"activity_id": apitest.RentalLofts, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
 		rentalsOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"rental"}})
 		env.Post(rentalsOnly, "/hotels/calendar", hotelCal(1, 2)).Expect(t, 403, "product_not_enabled")
 		catalogOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Scopes: []string{"catalog:read"}})

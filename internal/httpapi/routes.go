@@ -37,6 +37,7 @@ func (s *Server) endpoints() []endpoint {
 		{method: "POST", path: "/activities/search", scope: avail, product: activity, h: serveSearch(svc.SearchActivities)},
 		{method: "GET", path: "/activities/{id}", scope: catalog, product: activity, h: serveRecord(svc.Activity)},
 		{method: "POST", path: "/activities/availability", scope: avail, product: activity, h: serveAvailability(svc.ActivityAvailability)},
+		{method: "POST", path: "/activities/calendar", scope: avail, product: activity, h: serveAvailability(svc.ActivityCalendar)},
 
 		{method: "POST", path: "/rentals/search", scope: avail, product: rental, h: serveSearch(svc.SearchRentals)},
 		{method: "GET", path: "/rentals/{id}", scope: catalog, product: rental, h: serveRecord(svc.Rental)},
