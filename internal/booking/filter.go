@@ -71,17 +71,20 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	if v := get("created_from"); v != "" {
 		t, _, ok := parseInstant(v)
 		if !ok {
-			p.add("created_from: %q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", clip(v))
+			p.notInstant("created_from", v)
 		}
 		f.CreatedFrom = t
 	}
 	if v := get("created_to"); v != "" {
 		t, isDate, ok := parseInstant(v)
 		if !ok {
-			p.add("created_to: %q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", clip(v))
+			p.notInstant("created_to", v)
 		}
 		if isDate {
 			t = t.AddDate(0, 0, 1) // the whole day
+		}
+		if t.Year() > 9999 { // the whole of 9999-12-31, a common "no end": no bound, as the year 10000 has no RFC 3339 form to compare with
+			t = time.Time{}
 		}
 		f.CreatedBefore = t
 	}
@@ -229,6 +232,19 @@ func clip(s string) string {
 		return string(r[:40]) + "…"
 	}
 	return s
+}
+
+// notInstant reports a created_from or created_to that parses as neither form. A
+// date-time whose offset's "+" came through unencoded (a query string decodes "+" to
+// a space) is told how to send it.
+func (p *problems) notInstant(field, v string) {
+	if strings.Contains(v, " ") {
+		if _, _, ok := parseInstant(strings.ReplaceAll(v, " ", "+")); ok {
+			p.add("%s: %q is not a date-time: a query string decodes \"+\" to a space; send the offset's + as %%2B", field, clip(v))
+			return
+		}
+	}
+	p.add("%s: %q is not a date (YYYY-MM-DD) or an RFC 3339 date-time", field, clip(v))
 }
 
 // parseInstant parses a date (as midnight UTC, isDate true) or an RFC 3339 date-time.

@@ -58,6 +58,12 @@ func TestBookingFilters(t *testing.T) {
 			{"created_to=" + apitest.Day(0), []string{activity, hotel}},
 			{"created_from=" + apitest.Day(0) + "&created_to=" + apitest.Day(0), []string{activity, hotel}},
 			{"created_from=2027-01-04T10:00:00Z&created_to=2027-01-05T09:30:00Z", []string{activity}},
+			// The last day there is, a common "no end": every booking (its next day,
+			// the year 10000, compared as text, sorted before every stored time).
+			{"created_to=9999-12-31", []string{rental, onRequest, activity, hotel}},
+			{"created_from=" + apitest.Day(1) + "&created_to=9999-12-31", []string{rental, onRequest}},
+			{"created_to=9999-12-31T23:59:59Z", []string{rental, onRequest, activity, hotel}},
+			{"created_from=2027-01-04T11:00:00%2B01:00&created_to=2027-01-05T10:30:00%2B01:00", []string{activity}},
 			{"service_from=" + apitest.Day(3) + "&service_to=" + apitest.Day(5), []string{activity, hotel}},
 			{"service_from=" + apitest.Day(4), []string{rental, onRequest, activity}},
 			{"service_to=" + apitest.Day(2), []string{hotel}},
@@ -95,6 +101,9 @@ func TestBookingFilters(t *testing.T) {
 		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference", "q")
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-05&created_to=2027-01-04&service_from=2027-01-09&service_to=2027-01-08&mode=test&mode=live").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "created_to: must be after created_from", "service_to: must not be before service_from", "mode: given 2 times")
+		// An offset's "+" sent unencoded arrives as a space: the answer says how to send it.
+		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-04T11:00:00+01:00").Expect(t, 400, "bad_request")
+		wantErrors(t, bad, `created_from: "2027-01-04T11:00:00 01:00" is not a date-time: a query string decodes "+" to a space; send the offset's + as %2B`)
 		// Paging given twice is refused as a filter is, not read from its first value.
 		bad = env.Get(p.LiveKey, "/bookings?page=1&page=2&per_page=5&per_page=50&status=confirmed&status=cancelled").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "page: given 2 times", "per_page: given 2 times", "status: given 2 times")

@@ -71,7 +71,7 @@ func (s *Service) RequestLogs(ctx context.Context, m *Member, q RequestLogQuery)
 		return t
 	}
 	f.From = day("from", q.From)
-	if to := day("to", q.To); !to.IsZero() {
+	if to := day("to", q.To); !to.IsZero() && to.Year() < 9999 { // 9999-12-31, "no end": no bound (the year 10000 compares as text before every stored time)
 		f.To = to.AddDate(0, 0, 1)
 	}
 	if q.Before != "" {
