@@ -71,7 +71,9 @@ func (s *Service) RequestLogs(ctx context.Context, m *Member, q RequestLogQuery)
 		return t
 	}
 	f.From = day("from", q.From)
-	if to := day("to", q.To); !to.IsZero() && to.Year() < 9999 { // 9999-12-31, "no end": no bound (the year 10000 compares as text before every stored time)
+	// The day after 9999-12-31 ("no end") is no bound: the year 10000 compares as text
+	// before every stored time.
+	if to := day("to", q.To); !to.IsZero() && to.AddDate(0, 0, 1).Year() <= 9999 {
 		f.To = to.AddDate(0, 0, 1)
 	}
 	if q.Before != "" {
