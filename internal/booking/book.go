@@ -457,10 +457,10 @@ func (s *Service) CheckBook(c *Caller, req *BookRequest) error {
 	}
 	if _, err := s.validQuote(c, &req.QuoteRequest); err != nil {
 		var te *tradewind.Error
-		if len(p) == 0 || !errors.As(err, &te) {
-			return err
-		}
-		if te.Code == tradewind.ECodeBadRequest {
+		switch {
+		case len(p) == 0 || !errors.As(err, &te), te.Code == tradewind.ECodeProductNotEnabled:
+			return err // the key's refusal of the product comes before the body's problems
+		case te.Code == tradewind.ECodeBadRequest:
 			p = append(p, te.Details...)
 		}
 	}

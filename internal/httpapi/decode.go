@@ -88,7 +88,8 @@ func decodeBody(r *http.Request, body []byte, dst any, allowEmpty bool) error {
 // problem about a field that failed to decode is left out: "adults: must be an integer"
 // is the problem, not the "adults" rule's view of the zero left in its place. check
 // must change nothing (a search, a read, a validation): the body is not run, only
-// checked, since it is answered 400 whatever check says.
+// checked, since it is answered 400 whatever check says (or, when check refuses the
+// body's product_type as one the key does not enable, that 403, which comes first).
 func decodeChecked(r *http.Request, body []byte, dst any, check func() error) error {
 	err := decodeBody(r, body, dst, false)
 	var decoded *tradewind.Error
@@ -96,7 +97,11 @@ func decodeChecked(r *http.Request, body []byte, dst any, check func() error) er
 		return err
 	}
 	var rules *tradewind.Error
-	if !errors.As(check(), &rules) || rules.Code != tradewind.ECodeBadRequest {
+	checked := check()
+	switch {
+	case errors.As(checked, &rules) && rules.Code == tradewind.ECodeProductNotEnabled:
+		return checked // a product_type the key does not enable is refused before the body's problems
+	case rules == nil || rules.Code != tradewind.ECodeBadRequest:
 		return err
 	}
 	all := slices.Clip(decoded.Details)

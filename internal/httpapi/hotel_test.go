@@ -101,6 +101,12 @@ func TestScopesAndProducts(t *testing.T) {
 		env.Post(noHotels, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon, "check_in": apitest.Day(1), "check_out": apitest.Day(3)}).Expect(t, 403, "product_not_enabled")
 		env.Post(noHotels, "/bookings/prebook", hotelQuote(1, 3, 1, 2)).Expect(t, 403, "product_not_enabled")
 		env.Book(noHotels, "k2", withGuest(hotelQuote(1, 3, 1, 2))).Expect(t, 403, "product_not_enabled")
+		// Before the body's problems, whether they are a rule's or a field's that failed
+		// to decode: a partner is not sent to fix a body it cannot book with this key.
+		env.Book(noHotels, "k3", map[string]any{"product_type": "hotel", "guest": map[string]any{}}).Expect(t, 403, "product_not_enabled")
+		env.Book(noHotels, "k4", map[string]any{"product_type": "hotel", "hotel_id": "x", "guest": guest()}).Expect(t, 403, "product_not_enabled")
+		env.Post(noHotels, "/bookings/prebook", map[string]any{"product_type": "hotel", "hotel_id": "x"}).Expect(t, 403, "product_not_enabled")
+		env.Post(noHotels, "/bookings/prebook", map[string]any{"product_type": "hotel", "check_in": "soon", "adults": 99}).Expect(t, 403, "product_not_enabled")
 		ping := env.Get(noHotels, "/meta/ping").Expect(t, 200, "").Map(t)
 		if fmt.Sprint(ping["products"]) != "[activity]" {
 			t.Errorf("products = %v", ping["products"])
