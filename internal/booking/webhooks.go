@@ -105,7 +105,8 @@ func (s *Service) CreateSubscription(ctx context.Context, c *Caller, req *Subscr
 }
 
 // validateWebhookURL requires an absolute https url with a host and no credentials, whose
-// host is public (webhook.CheckHost) unless allowPrivate.
+// host is public (webhook.CheckHost) unless allowPrivate, and plainly spelt either way
+// (webhook.CheckSpelling).
 func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 	if strings.TrimSpace(raw) == "" {
 		p.add("url is required")
@@ -119,6 +120,9 @@ func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 	switch {
 	case err != nil || !u.IsAbs():
 		p.add("url: must be an absolute https URL such as https://example.com/webhooks")
+	case u.Scheme != "https" && allowPrivate:
+		p.add("url: must use https, not %s, on a local receiver too: serve it over TLS, and start the server with "+
+			"SSL_CERT_FILE naming its certificate (docs/webhooks.md)", u.Scheme)
 	case u.Scheme != "https":
 		p.add("url: must use https, not %s", u.Scheme)
 	case u.Hostname() == "":
@@ -127,7 +131,11 @@ func validateWebhookURL(p *problems, raw string, allowPrivate bool) {
 		p.add("url: must not contain credentials")
 	case !validPort(u.Port()):
 		p.add("url: port %s is not between 1 and 65535", u.Port())
-	case !allowPrivate:
+	case allowPrivate:
+		if why := webhook.CheckSpelling(u.Hostname()); why != "" {
+			p.add("url: %s", why)
+		}
+	default:
 		if why := webhook.CheckHost(u.Hostname()); why != "" {
 			p.add("url: %s; webhooks are delivered to public hosts only", why)
 		}

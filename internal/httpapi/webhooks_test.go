@@ -129,7 +129,8 @@ func TestWebhookSubscriptions(t *testing.T) {
 
 // TestWebhookURLMustBePublic: a subscription to a loopback, private, link-local,
 // multicast or numerically spelled host is refused when it is created (decisions.md),
-// every problem listed; serve --webhook-allow-private (AllowPrivateWebhooks) accepts it.
+// every problem listed; serve --webhook-allow-private (AllowPrivateWebhooks) accepts a
+// plainly spelt private host.
 func TestWebhookURLMustBePublic(t *testing.T) {
 	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
 		env := apitest.New(t, o)
@@ -144,5 +145,15 @@ func TestWebhookURLMustBePublic(t *testing.T) {
 		dev := apitest.New(t, o, apitest.AllowPrivateWebhooks)
 		local := dev.NewPartner("local", booking.PartnerParams{})
 		dev.Post(local.TestKey, "/webhooks", webhookBody("https://127.0.0.1:8443/hook", "booking.cancelled")).Expect(t, http.StatusCreated, "")
+		dev.Post(local.TestKey, "/webhooks", webhookBody("https://[::1]:8443/hook", "booking.cancelled")).Expect(t, http.StatusCreated, "")
+		// Private hosts allowed, a numeric host is still spelt plainly or refused (what it
+		// names depends on the resolver), and plain http is still refused, with how to
+		// make a local receiver that is accepted.
+		for _, host := range []string{"2130706433", "0x7f000001", "0177.0.0.1", "127.1"} {
+			expectProblems(t, dev.Post(local.TestKey, "/webhooks", webhookBody("https://"+host+":8443/hook", "booking.cancelled")),
+				"url: a numeric host must be written as a plain IPv4 or IPv6 address")
+		}
+		expectProblems(t, dev.Post(local.TestKey, "/webhooks", webhookBody("http://127.0.0.1:8080/hook", "booking.cancelled")),
+			"url: must use https, not http, on a local receiver too: serve it over TLS, and start the server with SSL_CERT_FILE naming its certificate (docs/webhooks.md)")
 	})
 }

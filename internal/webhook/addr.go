@@ -121,8 +121,17 @@ func CheckHost(host string) string {
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return "localhost is not a public host"
 	}
-	if numericHost(h) {
-		return "a numeric host must be written as a plain IPv4 or IPv6 address"
+	return CheckSpelling(host)
+}
+
+// CheckSpelling is CheckHost's rule on how a host is written, the one kept when private
+// hosts are allowed (serve --webhook-allow-private): a numeric host other than a plain
+// IPv4 or IPv6 address is refused, since resolvers disagree on what it names.
+func CheckSpelling(host string) string {
+	if h := strings.TrimSuffix(strings.ToLower(host), "."); numericHost(h) {
+		if _, err := netip.ParseAddr(h); err != nil {
+			return "a numeric host must be written as a plain IPv4 or IPv6 address"
+		}
 	}
 	return ""
 }
