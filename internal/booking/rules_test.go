@@ -64,7 +64,7 @@ func TestStayAndNights(t *testing.T) {
 		{"2026-03-10", "2026-03-11", 1, nil},
 		{"2026-03-28", "2026-03-30", 2, nil}, // across a DST change in Europe: nights are calendar days
 		{"2026-03-10", "2026-04-09", 30, nil},
-		{"2026-03-10", "2026-04-10", 0, []string{"stay of 31 nights: at most 30"}},
+		{"2026-03-10", "2026-04-10", 0, []string{"check_out: a stay of 31 nights; at most 30"}},
 		{"2026-03-10", "2026-03-10", 0, []string{"check_out must be after check_in"}},
 		{"2026-03-10", "", 0, []string{"check_out is required"}},
 		{"2026-03-10", "tomorrow", 0, []string{`check_out: "tomorrow" is not a date`}},

@@ -83,7 +83,7 @@ func (p *problems) stay(checkIn, checkOut string, today time.Time) (int, bool) {
 		p.add("check_out must be after check_in")
 		return 0, false
 	case nights > maxNights:
-		p.add("stay of %d nights: at most %d", nights, maxNights)
+		p.add("check_out: a stay of %d nights; at most %d", nights, maxNights)
 		return 0, false
 	}
 	return nights, ok1

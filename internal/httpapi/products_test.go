@@ -277,7 +277,7 @@ func TestProductInputErrors(t *testing.T) {
 			{"/activities/availability", map[string]any{}, []string{"activity_id is required", "date is required"}},
 			{"/activities/availability", map[string]any{"activity_id": 601, "date": apitest.Day(501)}, []string{"more than 500 days ahead"}},
 			{"/rentals/search", map[string]any{"destination": "Lisbon", "check_in": apitest.Day(-1), "check_out": apitest.Day(40), "guests": 0},
-				[]string{"check_in: " + apitest.Day(-1) + " is in the past", "stay of 41 nights: at most 30", "guests: 0 is outside 1–60"}},
+				[]string{"check_in: " + apitest.Day(-1) + " is in the past", "check_out: a stay of 41 nights; at most 30", "guests: 0 is outside 1–60"}},
 			{"/rentals/availability", map[string]any{"check_in": apitest.Day(3), "check_out": apitest.Day(3)},
 				[]string{"rental_id is required", "check_out must be after check_in"}},
 			{"/packages/search", map[string]any{"destination": "", "date_from": apitest.Day(9), "date_to": apitest.Day(8), "adults": 31},
