@@ -433,6 +433,7 @@ type TestEventSent struct {
 	EventID        string              `json:"event_id"`
 	EventType      tradewind.EventType `json:"event_type"`
 	SubscriptionID int64               `json:"subscription_id"`
+	PausedSince    time.Time           `json:"-"` // the subscription's pause, when it is paused: the sample waits for its resume
 }
 
 // SendTestEvent queues a sample event of eventType for the
@@ -462,5 +463,9 @@ func (s *Service) SendTestEvent(ctx context.Context, partnerID, subID int64, eve
 	if err != nil {
 		return nil, mapNotFound(err, "Webhook subscription")
 	}
-	return &TestEventSent{EventID: e.ID, EventType: eventType, SubscriptionID: subID}, nil
+	sent := &TestEventSent{EventID: e.ID, EventType: eventType, SubscriptionID: subID}
+	if sub, err := s.Store.SubscriptionGet(ctx, partnerID, subID); err == nil {
+		sent.PausedSince = sub.PausedAt // read after the sample is queued: a pause since then would not show before
+	}
+	return sent, nil
 }

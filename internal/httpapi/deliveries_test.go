@@ -262,5 +262,21 @@ func TestSampleEventsBounded(t *testing.T) {
 		}
 		env.Do(apitest.Request{Method: "DELETE", Path: fmt.Sprintf("/webhooks/%v", sub["id"]), Key: p.TestKey}).Expect(t, 200, "")
 		env.Post(p.TestKey, path, nil).Expect(t, 404, "not_found")
+
+		// A paused subscription takes the sample, and the answer says it waits.
+		paused := env.Post(p.TestKey, "/webhooks", map[string]any{"url": "https://partner.example.com/paused",
+			"event_types": []string{"booking.confirmed"}}).Expect(t, 201, "").Map(t)
+		pausedID := int64(paused["id"].(float64))
+		if r := env.Post(p.TestKey, fmt.Sprintf("/webhooks/%d/test", pausedID), nil).Expect(t, 202, ""); strings.Contains(*r.Message, "paused") {
+			t.Errorf("an active subscription's sample: %q", *r.Message)
+		}
+		if err := env.Service.PauseSubscription(context.Background(), 0, pausedID, booking.PauseReasonOperator, booking.ActorOperator); err != nil {
+			t.Fatal(err)
+		}
+		r = env.Post(p.TestKey, fmt.Sprintf("/webhooks/%d/test", pausedID), nil).Expect(t, 202, "")
+		if want := fmt.Sprintf("webhook subscription %d, which is paused since %s: nothing is sent to it, the sample included, until it is resumed",
+			pausedID, env.Clock.Now().UTC().Format(time.RFC3339)); !strings.Contains(*r.Message, want) {
+			t.Errorf("a paused subscription's sample: %q, want it to say %q", *r.Message, want)
+		}
 	})
 }

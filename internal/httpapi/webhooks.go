@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/tradewind/tradewind"
 	"github.com/tradewind/tradewind/internal/booking"
@@ -77,6 +78,11 @@ func (s *Server) testWebhook(r *http.Request, c *booking.Caller, body []byte) (*
 	if err != nil {
 		return nil, err
 	}
-	return withMessage(http.StatusAccepted, fmt.Sprintf("A sample %s event is queued for webhook subscription %d; follow its delivery with GET /webhooks/%d/deliveries and a test key.",
-		sent.EventType, id, id), sent), nil
+	msg := fmt.Sprintf("A sample %s event is queued for webhook subscription %d; follow its delivery with GET /webhooks/%d/deliveries and a test key.",
+		sent.EventType, id, id)
+	if !sent.PausedSince.IsZero() {
+		msg = fmt.Sprintf("A sample %s event is queued for webhook subscription %d, which is paused since %s: nothing is sent to it, the sample included, until it is resumed (the portal's Webhooks page).",
+			sent.EventType, id, sent.PausedSince.UTC().Format(time.RFC3339))
+	}
+	return withMessage(http.StatusAccepted, msg, sent), nil
 }
