@@ -135,6 +135,16 @@ func TestOperatorCommands(t *testing.T) {
 			if r := runTradewind(t, dsn, "", "partner", "show", "acme"); r.err != nil || !strings.Contains(r.stdout, "acme") {
 				t.Errorf("partner show: %v %s", r.err, r.stdout)
 			}
+			// A markup given to a net partner is kept, and the operator told it prices nothing.
+			if r := runTradewind(t, dsn, "", "partner", "create", "--name", "netty", "--pricing-mode", "net", "--markup-percent", "10"); r.err != nil ||
+				!strings.Contains(r.stderr, "warning: --markup-percent 10 is kept but not applied: netty's pricing mode is net") ||
+				!regexp.MustCompile(`Pricing +net\n`).MatchString(r.stdout) {
+				t.Errorf("net with a markup: %v, stdout %q, stderr %q", r.err, r.stdout, r.stderr)
+			}
+			if r := runTradewind(t, dsn, "", "partner", "update", "netty", "--pricing-mode", "markup"); r.err != nil || r.stderr != "" ||
+				!regexp.MustCompile(`Pricing +markup 10 %\n`).MatchString(r.stdout) {
+				t.Errorf("then markup: %v, stdout %q, stderr %q", r.err, r.stdout, r.stderr)
+			}
 
 			var key map[string]any
 			mustJSON(t, dsn, &key, "key", "issue", "--partner", "acme", "--mode", "live", "--scope", "catalog:read", "--product", "hotel", "--expires", "2099-01-01T00:00:00Z")

@@ -150,7 +150,18 @@ func (c *partnerCreateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	c.warnIdleMarkup(e, p)
 	return printPartner(e, p, true)
+}
+
+// warnIdleMarkup tells, on standard error, of a --markup-percent given to a partner
+// whose pricing stays net: it is kept, but prices nothing until the mode is markup.
+// A warning, not a refusal: scripts may set both on every partner.
+func (f *partnerFlags) warnIdleMarkup(e *env, p *tradewind.Partner) {
+	if f.MarkupPercent != nil && p.PricingMode != tradewind.PricingMarkup {
+		fmt.Fprintf(e.stderr, "warning: --markup-percent %s is kept but not applied: %s's pricing mode is %s (add --pricing-mode markup)\n",
+			*f.MarkupPercent, p.Name, p.PricingMode)
+	}
 }
 
 type partnerUpdateCmd struct {
@@ -177,6 +188,7 @@ func (c *partnerUpdateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	c.warnIdleMarkup(e, ch.Partner)
 	return printPartner(e, ch.Partner, ch.SecretIssued)
 }
 
@@ -270,7 +282,11 @@ func printPartner(e *env, p *tradewind.Partner, secret bool) error {
 	v := viewPartner(p, secret && p.SigningSecret != "")
 	return e.print(v, func(w io.Writer) {
 		fmt.Fprintf(w, "Partner\t%s (id %d, %s)\n", v.Name, v.ID, v.Status)
-		fmt.Fprintf(w, "Pricing\t%s (markup %s %%)\n", v.PricingMode, v.MarkupPercent)
+		if v.PricingMode == tradewind.PricingMarkup {
+			fmt.Fprintf(w, "Pricing\tmarkup %s %%\n", v.MarkupPercent)
+		} else {
+			fmt.Fprintf(w, "Pricing\t%s\n", v.PricingMode) // a markup kept meanwhile is in --json
+		}
 		fmt.Fprintf(w, "Credit\t%s of %s %s used, %s available\n", v.CreditUsed, v.CreditLimit, v.Currency, v.CreditAvailable)
 		fmt.Fprintf(w, "Blocked\t%v\n", v.Blocked)
 		fmt.Fprintf(w, "Rate limit\t%d per minute\n", v.RateLimit)
