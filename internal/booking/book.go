@@ -162,7 +162,7 @@ func (s *Service) Book(ctx context.Context, c *Caller, idemKey string, req *Book
 		if errors.Is(err, errReplay) {
 			return nil, false, fmt.Errorf("idempotency key claimed but no booking found")
 		}
-		return nil, false, err
+		return nil, false, s.namedHolder(ctx, c, req, err)
 	}
 	s.Logger.InfoContext(ctx, "booking created", "reference", created.Reference, "partner_id", created.PartnerID,
 		"product_type", created.ProductType, "status", created.Status, "test", created.Test)
@@ -430,6 +430,28 @@ func partnerRefFirst(ctx context.Context, tx store.Querier, c *Caller, req *Book
 		return duplicatePartnerRef(req.PartnerReference)
 	}
 	return err
+}
+
+// namedHolder names, in a 409 duplicate_partner_reference, the booking that holds the
+// reference (looked up only now, on the refusal's path): a reference names one booking
+// of the partner, test or live, cancelled or not, and a partner whose order number is
+// taken wants to know by which. err unchanged otherwise, or when the lookup fails.
+func (s *Service) namedHolder(ctx context.Context, c *Caller, req *BookRequest, err error) error {
+	var te *tradewind.Error
+	if !errors.As(err, &te) || te.Code != tradewind.ECodeDuplicatePartnerRef {
+		return err
+	}
+	b, lerr := s.Store.BookingGetByPartnerReference(ctx, c.Partner.ID, req.PartnerReference)
+	if lerr != nil {
+		return err
+	}
+	mode := tradewind.ModeLive
+	if b.Test {
+		mode = tradewind.ModeTest
+	}
+	return tradewind.Errorf(tradewind.ECodeDuplicatePartnerRef,
+		"partner_reference %q is already used by booking %s (%s, %s): a reference names one booking of the partner, test or live, whatever its status.",
+		req.PartnerReference, b.Reference, mode, b.EffectiveStatus(s.now()))
 }
 
 func duplicatePartnerRef(ref string) error {

@@ -87,10 +87,19 @@ func TestPrebookAndBook(t *testing.T) {
 		// The token is single-use.
 		env.Book(p.LiveKey, "idem-2", map[string]any{"prebook_token": token, "guest": guest()}).Expect(t, 422, "invalid_quote").Because(t, "prebook_used")
 		// partner_reference is unique per partner.
-		env.Book(p.LiveKey, "idem-3", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
+		// The answer names the booking that holds it, and its mode and status, from
+		// either mode's key.
+		taken := fmt.Sprintf(`partner_reference "PO-1" is already used by booking %s (live, confirmed): a reference names one booking of the partner, test or live, whatever its status.`, ref)
+		for _, key := range []string{p.LiveKey, p.TestKey} {
+			if r := env.Book(key, "idem-3", withGuest(hotelQuote(1, 2, 1, 1), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference"); *r.Message != taken {
+				t.Errorf("message %q, want %q", *r.Message, taken)
+			}
+		}
 		// A taken reference is answered before what the inventory says: four more rooms
 		// do not fit (two of five sold), which a free reference is told.
-		env.Book(p.LiveKey, "idem-3b", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference")
+		if r := env.Book(p.LiveKey, "idem-3b", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-1")).Expect(t, 409, "duplicate_partner_reference"); *r.Message != taken {
+			t.Errorf("message %q, want %q", *r.Message, taken)
+		}
 		env.Book(p.LiveKey, "idem-3c", withGuest(hotelQuote(1, 2, 4, 4), "partner_reference", "PO-9")).Expect(t, 422, "invalid_quote").Because(t, "sold_out")
 		// Another partner may reuse it, and cannot see the first partner's booking.
 		other := env.NewPartner("globex", booking.PartnerParams{})
