@@ -99,6 +99,17 @@ type Booking struct {
 	Test             bool           `json:"test"` // made with a test key
 	Details          BookingDetails `json:"details"`
 	CreatedAt        time.Time      `json:"created_at"`
+	// Cancellation is why and when a cancelled booking ended; nil for every other status.
+	Cancellation *BookingCancellation `json:"cancellation"`
+}
+
+// BookingCancellation is why and when a booking was cancelled.
+type BookingCancellation struct {
+	// Reason is the reason given to CancelBooking ("cancelled_by_partner" when none was),
+	// or exactly "supplier_rejected" when the supplier refused a pending or on-request
+	// booking (the supplier's note is in the booking.cancelled event).
+	Reason      string    `json:"reason"`
+	CancelledAt time.Time `json:"cancelled_at"`
 }
 
 // BookingDetails says what was booked; the fields set depend on the product type.

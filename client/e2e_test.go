@@ -104,7 +104,7 @@ func bookAndCancel(t *testing.T, c *client.Client, q client.Quote, wantStatus st
 		t.Fatalf("replay = %+v, want %s", again, b.Reference)
 	}
 	got := must(c.GetBooking(ctx, b.Reference))(t)
-	if got.Reference != b.Reference || got.Status != wantStatus {
+	if got.Reference != b.Reference || got.Status != wantStatus || got.Cancellation != nil {
 		t.Fatalf("get = %+v", got)
 	}
 	found := false
@@ -120,6 +120,9 @@ func bookAndCancel(t *testing.T, c *client.Client, q client.Quote, wantStatus st
 	cancel := must(c.CancelBooking(ctx, b.Reference, "plans changed"))(t)
 	if cancel.Status != client.StatusCancelled {
 		t.Fatalf("cancel = %+v", cancel)
+	}
+	if ended := must(c.GetBooking(ctx, b.Reference))(t).Cancellation; ended == nil || ended.Reason != "plans changed" || ended.CancelledAt.IsZero() {
+		t.Fatalf("the cancelled booking's cancellation = %+v", ended)
 	}
 	if _, err := c.CancelBooking(ctx, b.Reference, ""); !client.IsCode(err, client.CodeNotCancellable) ||
 		!client.IsReason(err, client.ReasonAlreadyCancelled) {

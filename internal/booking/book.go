@@ -46,6 +46,18 @@ type BookingView struct {
 	Test             bool                    `json:"test"`
 	Details          json.RawMessage         `json:"details"`
 	CreatedAt        time.Time               `json:"created_at"`
+	// Cancellation says why and when a cancelled booking ended; nil otherwise. Beyond
+	// the contract's fields: a partner that polls tells a supplier's rejection from its
+	// own cancellation without reading the event feed.
+	Cancellation *CancellationView `json:"cancellation"`
+}
+
+// CancellationView is why and when a booking was cancelled.
+type CancellationView struct {
+	// Reason is the partner's reason, cancelled_by_partner when it gave none, or
+	// supplier_rejected (the supplier's note is in the booking.cancelled event).
+	Reason      string    `json:"reason"`
+	CancelledAt time.Time `json:"cancelled_at"`
 }
 
 // View renders b for its partner at the service's current time.
@@ -56,6 +68,9 @@ func (s *Service) View(b *tradewind.Booking) *BookingView {
 	if b.PartnerReference != "" {
 		ref := b.PartnerReference
 		v.PartnerReference = &ref
+	}
+	if b.Status == tradewind.StatusCancelled && !b.CancelledAt.IsZero() {
+		v.Cancellation = &CancellationView{Reason: b.CancelReason, CancelledAt: b.CancelledAt.UTC().Truncate(time.Second)}
 	}
 	return v
 }

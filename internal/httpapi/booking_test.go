@@ -222,6 +222,11 @@ func TestCancelAndStates(t *testing.T) {
 		if creditOf(t, env, p.ID) != 0 || soldOf(t, env, apitest.RoomDouble, apitest.Day(1)) != 0 {
 			t.Error("cancel did not release credit and inventory")
 		}
+		// The booking says why and when it ended.
+		cancelled := env.Get(p.LiveKey, "/bookings/"+ref).Expect(t, 200, "").Map(t)
+		if c, _ := cancelled["cancellation"].(map[string]any); c["reason"] != "guest changed plans" || c["cancelled_at"] != env.Clock.Now().UTC().Truncate(time.Second).Format(time.RFC3339) {
+			t.Errorf("cancellation = %v", cancelled["cancellation"])
+		}
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable").Because(t, "already_cancelled")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/HTL-NOPE0000/cancel", Key: p.LiveKey}).Expect(t, 404, "not_found")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey, Body: map[string]any{"reason": strings.Repeat("x", 501)}}).Expect(t, 400, "bad_request")
@@ -246,13 +251,14 @@ func TestCancelAndStates(t *testing.T) {
 		if _, err := env.Service.Confirm(ctx, b1["reference"].(string)); err == nil {
 			t.Error("confirming twice should fail")
 		}
-		if got := env.Get(p.LiveKey, "/bookings/"+b1["reference"].(string)).Map(t)["status"]; got != "confirmed" {
+		if got := env.Get(p.LiveKey, "/bookings/"+b1["reference"].(string)).Map(t); got["status"] != "confirmed" || got["cancellation"] != nil {
 			t.Errorf("after confirm: %v", got)
 		}
 		if _, err := env.Service.Reject(ctx, b2["reference"].(string), "no rooms"); err != nil {
 			t.Fatal(err)
 		}
-		if got := env.Get(p.LiveKey, "/bookings/"+b2["reference"].(string)).Map(t)["status"]; got != "cancelled" {
+		if got := env.Get(p.LiveKey, "/bookings/"+b2["reference"].(string)).Map(t); got["status"] != "cancelled" ||
+			got["cancellation"].(map[string]any)["reason"] != "supplier_rejected" {
 			t.Errorf("after reject: %v", got)
 		}
 		// The reason is exactly supplier_rejected; the operator's text is the event's note.
