@@ -96,16 +96,26 @@ func travellerAges(ts []Traveller, travel string) problems {
 			continue
 		}
 		f := fmt.Sprintf("travellers[%d].birth_date", i)
-		switch {
+		switch age := ageOn(born, on); {
 		case t.Type == travellerChild && !born.AddDate(childUnder, 0, 0).After(on):
-			p.add("%s: a child is under %d on the travel date %s", f, childUnder, travel)
+			p.add("%s: a child is under %d on the travel date %s; born %s, this traveller is %d then", f, childUnder, travel, t.BirthDate, age)
 		case t.Type == travellerInfant && !born.AddDate(infantUnder, 0, 0).After(on):
-			p.add("%s: an infant is under %d on the travel date %s", f, infantUnder, travel)
+			p.add("%s: an infant is under %d on the travel date %s; born %s, this traveller is %d then", f, infantUnder, travel, t.BirthDate, age)
 		case t.Type == travellerAdult && born.AddDate(childUnder, 0, 0).After(on):
-			p.add("%s: an adult is %d or over on the travel date %s; send a younger traveller as a child or an infant", f, childUnder, travel)
+			p.add("%s: an adult is %d or over on the travel date %s; born %s, this traveller is %d then: send them as a child or an infant",
+				f, childUnder, travel, t.BirthDate, age)
 		}
 	}
 	return p
+}
+
+// ageOn is the age in whole years on day of someone born on born.
+func ageOn(born, day time.Time) int {
+	age := day.Year() - born.Year()
+	if born.AddDate(age, 0, 0).After(day) {
+		age--
+	}
+	return age
 }
 
 // matchTravellers checks that the travellers are exactly the party: as many entries as
