@@ -214,6 +214,10 @@ func decodeObject(raw []byte, v reflect.Value, prefix string, problems *[]string
 			decodeArray(val, target, prefix+string(m.name), problems)
 			continue
 		}
+		if t := target.Type(); t.Kind() == reflect.Slice && (t.Elem() == intType || t.Elem() == int64Type) {
+			decodeIntList(val, target, prefix+string(m.name), problems)
+			continue
+		}
 		if decodePlain(val, target) {
 			continue
 		}
@@ -386,6 +390,30 @@ func decodeValue(val []byte, target reflect.Value, field string, problems *[]str
 	if err := json.Unmarshal(val, target.Addr().Interface()); err != nil {
 		*problems = append(*problems, fmt.Sprintf("%s: must be %s", field, describe(target.Type())))
 	}
+}
+
+// decodeIntList decodes a list of integers (child_ages, addon_ids) element by element,
+// as a single integer field is read (integral: 2, 2.0 and 2E0 are 2), each problem
+// naming its index. encoding/json would read a null element as 0, an age or id that
+// was never sent.
+func decodeIntList(val []byte, target reflect.Value, field string, problems *[]string) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(val, &elems); err != nil {
+		*problems = append(*problems, fmt.Sprintf("%s: must be %s", field, describe(target.Type())))
+		return
+	}
+	out := reflect.MakeSlice(target.Type(), len(elems), len(elems))
+	for i, e := range elems {
+		switch n, state := integral(e); state {
+		case isIntegral:
+			out.Index(i).SetInt(n)
+		case outOfRange:
+			*problems = append(*problems, fmt.Sprintf("%s[%d]: %s is out of range", field, i, truncateText(string(e), 40)))
+		default:
+			*problems = append(*problems, fmt.Sprintf("%s[%d]: must be an integer", field, i))
+		}
+	}
+	target.Set(out)
 }
 
 func isIntTarget(target reflect.Value) bool {

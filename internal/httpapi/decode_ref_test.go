@@ -55,6 +55,10 @@ func refDecodeObject(raw []byte, v reflect.Value, prefix string, problems *[]str
 			refDecodeArray(val, target, prefix+name, problems)
 			continue
 		}
+		if t := target.Type(); t.Kind() == reflect.Slice && (t.Elem() == intType || t.Elem() == int64Type) {
+			decodeIntList(val, target, prefix+name, problems) // element by element, as decodeValue reads one
+			continue
+		}
 		decodeValue(val, target, prefix+name, problems) // json.Unmarshal, and integers written 2.0
 	}
 }
@@ -101,6 +105,7 @@ var decodeCases = []string{
 	`{"Hotel_ID":3}`, `{"HOTEL_ID":3,"unknown":{"a":[1,{"b":"}"}]}}`, `{"check_in":"caf\u00e9"}`, `{"check_in":"a\"b"}`,
 	`{"check_in":"\xff"}`, `{"check_in":"\u0000"}`, `{"ch\u0065ck_in":"x"}`, `{"é":1}`, `null`, `[]`, `"x"`, `12`, `{}`,
 	`{"hotel_id":1,}`, `{"hotel_id"}`, `{`, ``, `   `, `{"check_in":true}`, `{"child_ages":[1,"x"]}`, `{"child_ages":{}}`,
+	`{"child_ages":[null,2.0,3E0,1e400,-1]}`, `{"addon_ids":[1,null]}`, `{"child_ages":[]}`,
 	`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17}`,
 	`{"quote_id":"q","guest":{"first_name":"A","last_name":"B","email":"a@b.c","extra":1},"travellers":[{"first_name":"x","age":3},{"nope":1},7]}`,
 	`{"guest":5}`, `{"guest":null,"travellers":null}`, `{"travellers":{}}`, `{"guest":{"first_name":"A","first_name":"B"}}`,

@@ -430,3 +430,23 @@ func TestGuestText(t *testing.T) {
 		env.Book(p.LiveKey, "text-3", q).Expect(t, 201, "")
 	})
 }
+
+// TestIntegerListsElementByElement: a list of integers is read as a single integer
+// field is (2.0 is 2), and a null, a fraction or a string in it is a problem naming its
+// index, rather than a 0 nobody sent.
+func TestIntegerListsElementByElement(t *testing.T) {
+	apitest.ForEachDB(t, func(t *testing.T, o storetest.Opener) {
+		env, p := newHotelEnv(t, o)
+		avail := func(ages []any) *apitest.Response {
+			return env.Post(p.TestKey, "/hotels/availability", map[string]any{"hotel_id": apitest.HotelLisbon,
+				"check_in": apitest.Day(1), "check_out": apitest.Day(2), "adults": 2, "children": len(ages), "child_ages": ages})
+		}
+		wantErrors(t, avail([]any{nil}).Expect(t, 400, "bad_request"), "child_ages[0]: must be an integer")
+		r := avail([]any{5, 2.5, "7", 1e300}).Expect(t, 400, "bad_request")
+		wantErrors(t, r, "child_ages[1]: must be an integer", "child_ages[2]: must be an integer", "child_ages[3]: 1e+300 is out of range")
+		if len(r.Errors) != 3 {
+			t.Errorf("errors = %q, want three", r.Errors)
+		}
+		avail([]any{json.Number("4.0"), json.Number("3E0")}).Expect(t, 200, "")
+	})
+}
