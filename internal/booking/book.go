@@ -69,8 +69,12 @@ func (s *Service) View(b *tradewind.Booking) *BookingView {
 		ref := b.PartnerReference
 		v.PartnerReference = &ref
 	}
-	if b.Status == tradewind.StatusCancelled && !b.CancelledAt.IsZero() {
-		v.Cancellation = &CancellationView{Reason: b.CancelReason, CancelledAt: b.CancelledAt.UTC().Truncate(time.Second)}
+	if b.Status == tradewind.StatusCancelled {
+		at := b.CancelledAt
+		if at.IsZero() { // a row cancelled before cancelled_at was kept: its last change, as migration 00015 reads it
+			at = b.UpdatedAt
+		}
+		v.Cancellation = &CancellationView{Reason: b.CancelReason, CancelledAt: at.UTC().Truncate(time.Second)}
 	}
 	return v
 }
@@ -475,9 +479,10 @@ func duplicatePartnerRef(ref string) error {
 
 // CheckBook lists every problem of a booking request's own fields as 400 bad_request,
 // without reading the store: the guest, the partner reference, and the quote, or,
-// beside a prebook token, the quote fields that must not be sent. A quote's unknown or
-// disabled product is its own error, answered when the rest has none. book checks the
-// same first.
+// beside a prebook token, the quote fields that must not be sent. A product the key does
+// not enable is answered first (403 product_not_enabled, whatever else is wrong); a
+// quote's unknown product is its own error, answered when the rest has none. book
+// checks the same first.
 func (s *Service) CheckBook(c *Caller, req *BookRequest) error {
 	var p problems
 	validateGuest(&p, req.Guest)

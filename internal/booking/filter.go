@@ -253,10 +253,12 @@ func parseInstant(v string) (t time.Time, isDate, ok bool) {
 		return d.UTC(), true, true
 	}
 	t, err := time.Parse(time.RFC3339, v)
-	if err != nil || t.Year() < 1 || t.Year() > 9999 {
+	// In UTC, as stored and compared: 9999-12-31T23:00:00-05:00 is in the year 10000,
+	// which SQLite would compare as text before every stored time.
+	if t = t.UTC(); err != nil || t.Year() < 1 || t.Year() > 9999 {
 		return time.Time{}, false, false
 	}
-	return t.UTC(), false, true
+	return t, false, true
 }
 
 // storeFilter is the store query of f for one partner, today deciding which confirmed

@@ -227,6 +227,13 @@ func TestCancelAndStates(t *testing.T) {
 		if c, _ := cancelled["cancellation"].(map[string]any); c["reason"] != "guest changed plans" || c["cancelled_at"] != env.Clock.Now().UTC().Truncate(time.Second).Format(time.RFC3339) {
 			t.Errorf("cancellation = %v", cancelled["cancellation"])
 		}
+		// A row cancelled before cancelled_at was kept still says it ended, at its last change.
+		if _, err := env.Store.SQL().Exec(`UPDATE bookings SET cancelled_at = NULL WHERE reference = $1`, ref); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := env.Get(p.LiveKey, "/bookings/"+ref).Expect(t, 200, "").Map(t)["cancellation"].(map[string]any); c["reason"] != "guest changed plans" || c["cancelled_at"] == nil {
+			t.Errorf("cancellation without cancelled_at = %v", c)
+		}
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey}).Expect(t, 422, "not_cancellable").Because(t, "already_cancelled")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/HTL-NOPE0000/cancel", Key: p.LiveKey}).Expect(t, 404, "not_found")
 		env.Do(apitest.Request{Method: "POST", Path: "/bookings/" + ref + "/cancel", Key: p.LiveKey, Body: map[string]any{"reason": strings.Repeat("x", 501)}}).Expect(t, 400, "bad_request")

@@ -101,6 +101,9 @@ func TestBookingFilters(t *testing.T) {
 		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference", "q")
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-05&created_to=2027-01-04&service_from=2027-01-09&service_to=2027-01-08&mode=test&mode=live").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "created_to: must be after created_from", "service_to: must not be before service_from", "mode: given 2 times")
+		// A time past the year 9999 in UTC has no place among stored times.
+		bad = env.Get(p.LiveKey, "/bookings?created_from=9999-12-31T23:00:00-05:00").Expect(t, 400, "bad_request")
+		wantErrors(t, bad, `created_from: "9999-12-31T23:00:00-05:00" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`)
 		// An offset's "+" sent unencoded arrives as a space: the answer says how to send it.
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-04T11:00:00+01:00").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, `created_from: "2027-01-04T11:00:00 01:00" is not a date-time: a query string decodes "+" to a space; send the offset's + as %2B`)
