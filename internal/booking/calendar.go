@@ -26,37 +26,50 @@ const maxCalendarDates = 62
 const defaultCalendarNights = 1
 
 // calendarSpan is a validated calendar range: dates check-in dates from from, each
-// for a stay of nights nights.
+// for a stay of nights nights; the first past of them are before today.
 type calendarSpan struct {
 	from          string
 	first         time.Time // from, parsed
 	dates, nights int
+	past          int
 }
 
-// calendar checks a calendar's from, to and nights, every problem listed.
+// calendar checks a calendar's from, to and nights, every problem listed. from may be
+// in the past, so that a month view can start on the month's first day: its dates
+// before today are listed, with nothing available. to may not: such a calendar has
+// nothing to show.
 func (p *problems) calendar(from, to string, nights *int, today time.Time) calendarSpan {
-	f, okFrom := p.date("from", from, today)
+	f, okFrom := time.Time{}, false
+	switch {
+	case from == "":
+		p.add("from is required")
+	default:
+		if f, okFrom = catalog.ParseDate(from); !okFrom {
+			p.add("from: %q is not a date (YYYY-MM-DD)", from)
+		}
+	}
 	t, okTo := p.date("to", to, today)
-	dates := 0
+	dates, past := 0, 0
 	if okFrom && okTo {
 		dates = int(t.Sub(f).Hours()/24) + 1
+		past = max(int(today.Sub(f).Hours()/24), 0)
 		switch {
 		case dates < 1:
 			p.add("to: %s is before from (%s)", to, from)
 		case dates > maxCalendarDates:
-			p.add("from–to: %d dates; at most %d (to at most %s)", dates, maxCalendarDates,
+			p.add("to: %d dates from %s; at most %d (to at most %s)", dates, from, maxCalendarDates,
 				f.AddDate(0, 0, maxCalendarDates-1).Format(tradewind.DateLayout))
 		}
 	}
 	n := intOr(nights, defaultCalendarNights)
 	p.between("nights", n, 1, maxNights)
-	return calendarSpan{from: from, first: f, dates: dates, nights: n}
+	return calendarSpan{from: from, first: f, dates: dates, nights: n, past: past}
 }
 
-// over narrows q to the span's nights: from its first check-in to the last night of
-// its last check-in's stay.
+// over narrows q to the span's nights from today: from its first check-in not in the
+// past to the last night of its last check-in's stay.
 func (sp calendarSpan) over(q store.InventoryQuery) store.InventoryQuery {
-	q.From, q.To = sp.from, sp.day(sp.dates+sp.nights-2)
+	q.From, q.To = sp.day(sp.past), sp.day(sp.dates+sp.nights-2)
 	return q
 }
 
@@ -94,7 +107,7 @@ func cheapestByCheckIn(sp calendarSpan, units []int64, byUnit map[int64][]DaySto
 				grid[d] = r
 			}
 		}
-		for d := range picks {
+		for d := sp.past; d < len(picks); d++ { // a check-in in the past sells nothing
 			total, ok := offer(i, grid[d:d+sp.nights])
 			if ok && (!picks[d].ok || total < picks[d].total) {
 				picks[d] = calendarPick{unit: id, total: total, ok: true}
@@ -104,12 +117,18 @@ func cheapestByCheckIn(sp calendarSpan, units []int64, byUnit map[int64][]DaySto
 	return picks
 }
 
-// calendarDate renders pick d of sp: its unit id and total, or nulls.
-func calendarDate(sp calendarSpan, d int, pick calendarPick, currency string) CalendarDate {
-	out := CalendarDate{CheckIn: sp.checkIn(d), CheckOut: sp.checkOut(d), Available: pick.ok}
-	if pick.ok {
-		out.unit = &pick.unit
-		out.TotalPrice = &money.Amount{Minor: pick.total, Currency: currency}
+// calendarDates renders picks, one a check-in date of sp, each as wrap makes it of
+// the date and its cheapest unit's id (nil when nothing is free).
+func calendarDates[D any](sp calendarSpan, picks []calendarPick, currency string, wrap func(date CalendarDate, unit *int64) D) []D {
+	out := make([]D, len(picks))
+	for d, pick := range picks {
+		date := CalendarDate{CheckIn: sp.checkIn(d), CheckOut: sp.checkOut(d), Available: pick.ok}
+		var unit *int64
+		if pick.ok {
+			unit = &pick.unit
+			date.TotalPrice = &money.Amount{Minor: pick.total, Currency: currency}
+		}
+		out[d] = wrap(date, unit)
 	}
 	return out
 }
@@ -120,7 +139,6 @@ type CalendarDate struct {
 	CheckOut   string        `json:"check_out"`
 	Available  bool          `json:"available"`
 	TotalPrice *money.Amount `json:"total_price"` // the cheapest unit's, for the whole stay; null when none is free
-	unit       *int64        // the cheapest unit's id: room_id or space_id (HotelCalendarDate, RentalCalendarDate)
 }
 
 // HotelCalendarDate is a hotel calendar's date: the cheapest room's id.
@@ -196,18 +214,15 @@ func (s *Service) HotelCalendar(ctx context.Context, c *Caller, req *HotelCalend
 	picks := cheapestByCheckIn(sp, rooms, byRoom, func(i int, nights []DayStock) (int64, bool) {
 		return roomOffer(h, &h.Rooms[i], nights, st, con)
 	})
-	res = &HotelCalendar{HotelID: h.ID, From: req.From, To: req.To, Nights: sp.nights, Rooms: st.rooms, Currency: h.Currency,
-		PricingMode: c.Partner.PricingMode, Dates: make([]HotelCalendarDate, len(picks))}
 	available := 0
-	for d, pick := range picks {
-		date := calendarDate(sp, d, pick, h.Currency)
-		res.Dates[d] = HotelCalendarDate{CalendarDate: date, RoomID: date.unit}
-		if pick.ok {
+	dates := calendarDates(sp, picks, h.Currency, func(date CalendarDate, room *int64) HotelCalendarDate {
+		if date.Available {
 			available++
 		}
-	}
-	res.hint = partyHint(h, &st, available)
-	return res, nil
+		return HotelCalendarDate{CalendarDate: date, RoomID: room}
+	})
+	return &HotelCalendar{HotelID: h.ID, From: req.From, To: req.To, Nights: sp.nights, Rooms: st.rooms, Currency: h.Currency,
+		PricingMode: c.Partner.PricingMode, Dates: dates, hint: partyHint(h, &st, available)}, nil
 }
 
 // RentalCalendarRequest is the body of POST /rentals/calendar: the guests of a rental
@@ -266,14 +281,11 @@ func (s *Service) RentalCalendar(ctx context.Context, c *Caller, req *RentalCale
 	picks := cheapestByCheckIn(sp, spaces, bySpace, func(i int, nights []DayStock) (int64, bool) {
 		return spaceOffer(&r.Spaces[i], nights, st, con)
 	})
-	res = &RentalCalendar{RentalID: r.ID, From: req.From, To: req.To, Nights: sp.nights, Guests: guests,
-		InstantBooking: r.InstantBooking, Currency: r.Currency, PricingMode: c.Partner.PricingMode,
-		Dates: make([]RentalCalendarDate, len(picks))}
-	for d, pick := range picks {
-		date := calendarDate(sp, d, pick, r.Currency)
-		res.Dates[d] = RentalCalendarDate{CalendarDate: date, SpaceID: date.unit}
-	}
-	return res, nil
+	dates := calendarDates(sp, picks, r.Currency, func(date CalendarDate, space *int64) RentalCalendarDate {
+		return RentalCalendarDate{CalendarDate: date, SpaceID: space}
+	})
+	return &RentalCalendar{RentalID: r.ID, From: req.From, To: req.To, Nights: sp.nights, Guests: guests,
+		InstantBooking: r.InstantBooking, Currency: r.Currency, PricingMode: c.Partner.PricingMode, Dates: dates}, nil
 }
 
 // ActivityCalendarRequest is the body of POST /activities/calendar: the party of an

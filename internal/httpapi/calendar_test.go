@@ -169,6 +169,31 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		}
 	})
 
+	t.Run("a month view may start in the past", func(t *testing.T) {
+		// Today is day 0: days -3 to -1 are listed, with nothing available.
+		cal, _ := calendar(t, env, p.TestKey, "/hotels/calendar", hotelCal(-3, 2, "nights", 2))
+		if len(cal.Dates) != 6 || cal.Dates[0].CheckIn != apitest.Day(-3) {
+			t.Fatalf("calendar = %+v", cal)
+		}
+		for i, d := range cal.Dates {
+			if want := i >= 3; d.Available != want || (d.TotalPrice == nil) == want {
+				t.Errorf("check-in day %d: %+v, want available %v", i-3, d, want)
+			}
+		}
+		wantAsAvailability(t, env, p.TestKey, calendarData{Dates: cal.Dates[3:]}, hotelAvail(p.TestKey, nil))
+		var act struct {
+			Dates []struct {
+				Available      bool `json:"available"`
+				SeatsAvailable int  `json:"seats_available"`
+			} `json:"dates"`
+		}
+		env.Post(p.TestKey, "/activities/calendar", map[string]any{"activity_id": apitest.ActivityTram, "from": apitest.Day(-2),
+			"to": apitest.Day(0)}).Expect(t, 200, "").Decode(t, &act)
+		if len(act.Dates) != 3 || act.Dates[0].Available || act.Dates[1].SeatsAvailable != 0 || !act.Dates[2].Available || act.Dates[2].SeatsAvailable != 10 {
+			t.Errorf("activity days -2..0 = %+v", act.Dates)
+		}
+	})
+
 	t.Run("a live sale shows at once, a test booking takes nothing", func(t *testing.T) {
 		before, _ := calendar(t, env, p.LiveKey, "/hotels/calendar", hotelCal(40, 44, "nights", 2))
 		// Every Double of night 42 sold, live: the check-ins of days 41 and 42 have no
@@ -306,12 +331,12 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 	t.Run("bad requests list every problem", func(t *testing.T) {
 		r := env.Post(p.TestKey, "/hotels/calendar", map[string]any{"hotel_id": 0, "nights": 31, "adults": 0, "rooms": 10}).Expect(t, 400, "bad_request")
 		wantErrors(t, r, "hotel_id", "from is required", "to is required", "nights: 31 is outside 1–30", "adults: 0 is outside", "rooms: 10 is outside")
-		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(-1, 70)).Expect(t, 400, "bad_request")
-		wantErrors(t, r, fmt.Sprintf("from: %s is in the past", apitest.Day(-1)))
+		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(-9, -1)).Expect(t, 400, "bad_request")
+		wantErrors(t, r, fmt.Sprintf("to: %s is in the past", apitest.Day(-1)))
 		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(10, 9)).Expect(t, 400, "bad_request")
 		wantErrors(t, r, fmt.Sprintf("to: %s is before from (%s)", apitest.Day(9), apitest.Day(10)))
 		r = env.Post(p.TestKey, "/hotels/calendar", hotelCal(10, 72)).Expect(t, 400, "bad_request")
-		wantErrors(t, r, fmt.Sprintf("from–to: 63 dates; at most 62 (to at most %s)", apitest.Day(71)))
+		wantErrors(t, r, fmt.Sprintf("to: 63 dates from %s; at most 62 (to at most %s)", apitest.Day(10), apitest.Day(71)))
 		if cal, _ := calendar(t, env, p.TestKey, "/hotels/calendar", hotelCal(10, 71)); len(cal.Dates) != 62 {
 			t.Errorf("62 dates: %d", len(cal.Dates))
 		}
@@ -322,7 +347,7 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		env.Post(p.TestKey, "/hotels/calendar", map[string]any{"hotel_id": 999999, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
 		env.Post(p.TestKey, "/rentals/calendar", map[string]any{"rental_id": apitest.HotelLisbon, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
 		r = env.Post(p.TestKey, "/activities/calendar", map[string]any{"activity_id": apitest.ActivityTram, "from": apitest.Day(1), "to": apitest.Day(80), "nights": 2, "adults": 31}).Expect(t, 400, "bad_request")
-		wantErrors(t, r, "nights: unknown field", "from–to: 80 dates", "adults: 31 is outside 1–30")
+		wantErrors(t, r, "nights: unknown field", "to: 80 dates from", "adults: 31 is outside 1–30")
 		env.Post(p.TestKey, "/activities/calendar", map[string]any{"activity_id": apitest.RentalLofts, "from": apitest.Day(1), "to": apitest.Day(2)}).Expect(t, 404, "not_found")
 		rentalsOnly := env.NewKey("acme", booking.KeyParams{Mode: "test", Products: []string{"rental"}})
 		env.Post(rentalsOnly, "/hotels/calendar", hotelCal(1, 2)).Expect(t, 403, "product_not_enabled")
