@@ -5,6 +5,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -182,10 +183,12 @@ type BookingList struct {
 // several options must all match.
 type ListOption func(url.Values)
 
-// WithStatus keeps bookings in one state: StatusConfirmed, StatusPending,
-// StatusOnRequest, StatusCancelled or StatusCompleted (a confirmed booking whose service
-// has ended; WithStatus(StatusConfirmed) then excludes it).
-func WithStatus(status string) ListOption { return func(q url.Values) { q.Set("status", status) } }
+// WithStatus keeps bookings in one state, or in any of several: StatusConfirmed,
+// StatusPending, StatusOnRequest, StatusCancelled or StatusCompleted (a confirmed booking
+// whose service has ended; WithStatus(StatusConfirmed) then excludes it).
+func WithStatus(statuses ...string) ListOption {
+	return func(q url.Values) { q.Set("status", strings.Join(statuses, ",")) }
+}
 
 // WithProductType keeps bookings of one product type (ProductHotel, …).
 func WithProductType(p string) ListOption { return func(q url.Values) { q.Set("product_type", p) } }

@@ -31,6 +31,14 @@ func TestListBookingsFilters(t *testing.T) {
 		if got.Page.Total != 1 || got.Bookings[0].Reference != tb.Reference {
 			t.Errorf("filtered = %+v", got)
 		}
+		// Several states are any of them.
+		total := func(statuses ...string) int {
+			return must(live.ListBookings(ctx, 0, 0, client.WithStatus(statuses...)))(t).Page.Total
+		}
+		if both, confirmed, cancelled := total(client.StatusConfirmed, client.StatusCancelled), total(client.StatusConfirmed),
+			total(client.StatusCancelled); both != confirmed+cancelled || confirmed == 0 {
+			t.Errorf("confirmed or cancelled: %d, confirmed %d, cancelled %d", both, confirmed, cancelled)
+		}
 		got = must(live.ListBookings(ctx, 0, 0, client.Matching("l-")))(t)
 		if got.Page.Total != 1 || got.Bookings[0].Reference != lb.Reference {
 			t.Errorf("matching = %+v", got)

@@ -769,6 +769,10 @@ func (s *Service) Reject(ctx context.Context, reference, note string) (*tradewin
 // ListAllBookings lists bookings for the operator; status may be any state, including
 // the derived completed.
 func (s *Service) ListAllBookings(ctx context.Context, partnerID int64, status string) ([]*tradewind.Booking, error) {
-	list, _, err := s.Store.BookingList(ctx, BookingFilter{Status: tradewind.BookingStatus(status)}.storeFilter(partnerID, s.today()))
+	var f BookingFilter
+	if status != "" {
+		f.Statuses = []tradewind.BookingStatus{tradewind.BookingStatus(status)}
+	}
+	list, _, err := s.Store.BookingList(ctx, f.storeFilter(partnerID, s.today()))
 	return list, err
 }

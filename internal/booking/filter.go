@@ -19,7 +19,7 @@ import (
 // of the portal's Bookings page: both parse it with ParseBookingFilter from the same query
 // parameters and list with Service.FindBookings. The zero value selects every booking.
 type BookingFilter struct {
-	Status      tradewind.BookingStatus // confirmed, pending, on_request, cancelled or completed (derived)
+	Statuses    []tradewind.BookingStatus // any of confirmed, pending, on_request, cancelled, completed (derived); none: any
 	ProductType tradewind.ProductType   // "" any
 	Mode        tradewind.Mode          // "" both, else test or live bookings only
 	// CreatedFrom ≤ created_at < CreatedBefore; zero times are open ends.
@@ -51,9 +51,16 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	var p problems
 	get := func(name string) string { return p.queryParam(q, name) }
 	if v := get("status"); v != "" {
-		f.Status = tradewind.BookingStatus(v)
-		if !slices.Contains(filterStatuses, f.Status) {
-			p.add("status: %q is not one of confirmed, pending, on_request, cancelled, completed", clip(v))
+		// One status, or several separated by commas (pending,on_request), as the event
+		// feed's type takes them; given twice the parameter is refused, as every one is.
+		for _, one := range strings.Split(v, ",") {
+			st := tradewind.BookingStatus(strings.TrimSpace(one))
+			switch {
+			case !slices.Contains(filterStatuses, st):
+				p.add("status: %q is not one of confirmed, pending, on_request, cancelled, completed", clip(string(st)))
+			case !slices.Contains(f.Statuses, st):
+				f.Statuses = append(f.Statuses, st)
+			}
 		}
 	}
 	if v := get("product_type"); v != "" {
@@ -267,7 +274,9 @@ func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingF
 	sf := store.BookingFilter{PartnerID: partnerID, ProductType: f.ProductType,
 		CreatedFrom: f.CreatedFrom, CreatedBefore: f.CreatedBefore, ServiceFrom: f.ServiceFrom, ServiceTo: f.ServiceTo,
 		PartnerReference: f.PartnerReference, Search: f.Search}
-	statusFilter(&sf, string(f.Status), today)
+	for _, st := range f.Statuses {
+		sf.Statuses = append(sf.Statuses, statusTerm(st, today))
+	}
 	if f.Mode != "" {
 		test := f.Mode == tradewind.ModeTest
 		sf.Test = &test
@@ -275,16 +284,16 @@ func (f BookingFilter) storeFilter(partnerID int64, today string) store.BookingF
 	return sf
 }
 
-// statusFilter selects a shown status: completed is a confirmed booking whose service
+// statusTerm selects a shown status: completed is a confirmed booking whose service
 // ended before today, confirmed one that has not.
-func statusFilter(f *store.BookingFilter, status, today string) {
-	f.Status = tradewind.BookingStatus(status)
-	switch f.Status {
+func statusTerm(status tradewind.BookingStatus, today string) store.StatusTerm {
+	switch status {
 	case tradewind.StatusCompleted:
-		f.Status, f.EndBefore = tradewind.StatusConfirmed, today
+		return store.StatusTerm{Status: tradewind.StatusConfirmed, EndBefore: today}
 	case tradewind.StatusConfirmed:
-		f.EndFrom = today
+		return store.StatusTerm{Status: tradewind.StatusConfirmed, EndFrom: today}
 	}
+	return store.StatusTerm{Status: status}
 }
 
 // FindBookingsBefore returns up to limit of the partner's bookings matching f whose ids

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,8 @@ func TestBookingFilters(t *testing.T) {
 			{"status=confirmed", []string{activity, hotel}},
 			{"status=cancelled", []string{onRequest}},
 			{"status=pending", []string{rental}},
+			{"status=pending,cancelled", []string{rental, onRequest}},
+			{"status=" + url.QueryEscape("cancelled, confirmed,cancelled"), []string{onRequest, activity, hotel}},
 			{"product_type=hotel", []string{onRequest, hotel}},
 			{"product_type=rental", []string{rental}},
 			{"product_type=package", nil},
@@ -91,6 +94,9 @@ func TestBookingFilters(t *testing.T) {
 		if got := refsOf(t, env, p.LiveKey, "status=completed"); strings.Join(got, ",") != hotel {
 			t.Errorf("completed = %v", got)
 		}
+		if got := refsOf(t, env, p.LiveKey, "status=completed,pending"); strings.Join(got, ",") != rental+","+hotel {
+			t.Errorf("completed or pending = %v", got)
+		}
 		if got := refsOf(t, env, p.LiveKey, "status=confirmed"); strings.Join(got, ",") != activity {
 			t.Errorf("confirmed after the stay = %v", got)
 		}
@@ -101,6 +107,9 @@ func TestBookingFilters(t *testing.T) {
 		wantErrors(t, bad, "page", "status", "product_type", "mode", "created_from", "created_to", "service_from", "service_to", "partner_reference", "q")
 		bad = env.Get(p.LiveKey, "/bookings?created_from=2027-01-05&created_to=2027-01-04&service_from=2027-01-09&service_to=2027-01-08&mode=test&mode=live").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, "created_to: must be after created_from", "service_to: must not be before service_from", "mode: given 2 times")
+		// Every bad status of a list is named.
+		bad = env.Get(p.LiveKey, "/bookings?status=pending,done,,confirmed").Expect(t, 400, "bad_request")
+		wantErrors(t, bad, `status: "done" is not one of`, `status: "" is not one of`)
 		// A time past the year 9999 in UTC has no place among stored times.
 		bad = env.Get(p.LiveKey, "/bookings?created_from=9999-12-31T23:00:00-05:00").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, `created_from: "9999-12-31T23:00:00-05:00" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`)

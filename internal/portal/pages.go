@@ -45,17 +45,13 @@ func (s *Service) Overview(ctx context.Context, m *Member, mode tradewind.Mode) 
 	}{
 		{&o.Bookings24h, store.BookingFilter{PartnerID: p.ID, Test: &test, CreatedFrom: now.Add(-24 * time.Hour)}},
 		{&o.Bookings30d, store.BookingFilter{PartnerID: p.ID, Test: &test, CreatedFrom: now.AddDate(0, 0, -30)}},
-		{&o.PendingBookings, store.BookingFilter{PartnerID: p.ID, Test: &test, Status: tradewind.StatusPending}},
+		{&o.PendingBookings, store.BookingFilter{PartnerID: p.ID, Test: &test,
+			Statuses: []store.StatusTerm{{Status: tradewind.StatusPending}, {Status: tradewind.StatusOnRequest}}}},
 	} {
 		if *c.into, err = s.store.BookingCount(ctx, c.f); err != nil {
 			return nil, err
 		}
 	}
-	onRequest, err := s.store.BookingCount(ctx, store.BookingFilter{PartnerID: p.ID, Test: &test, Status: tradewind.StatusOnRequest})
-	if err != nil {
-		return nil, err
-	}
-	o.PendingBookings += onRequest
 	if o.Requests, err = s.requestFigures(ctx, p.ID, mode); err != nil {
 		return nil, err
 	}

@@ -217,12 +217,9 @@ type PricedDay struct {
 
 // BookingFilter selects bookings for a list.
 type BookingFilter struct {
-	PartnerID int64                   // 0: every partner (operator)
-	Status    tradewind.BookingStatus // stored status
-	// EndBefore keeps bookings whose service ended before this day; EndFrom those
-	// ending on or after it (how "completed" is told from "confirmed").
-	EndBefore string
-	EndFrom   string
+	PartnerID int64 // 0: every partner (operator)
+	// Statuses keeps the bookings any one of them matches; none keeps every status.
+	Statuses []StatusTerm
 	// The filters of GET /bookings and of the portal's Bookings page (booking.BookingFilter).
 	ProductType      tradewind.ProductType // "": every product
 	Test             *bool                 // nil: both modes
@@ -235,6 +232,15 @@ type BookingFilter struct {
 	BeforeID         int64                 // keyset paging: only ids below it, unless 0
 	Offset           int
 	Limit            int // 0: no limit
+}
+
+// StatusTerm selects bookings by stored status ("" any) and by the end of their service:
+// EndBefore keeps those whose service ended before this day, EndFrom those ending on or
+// after it ("" open), which is how a shown "completed" is told from "confirmed".
+type StatusTerm struct {
+	Status    tradewind.BookingStatus
+	EndBefore string
+	EndFrom   string
 }
 
 // IdempotencyRecord is what an Idempotency-Key remembers: whose it is, in which mode,

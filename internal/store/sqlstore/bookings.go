@@ -405,14 +405,21 @@ func bookingWhere(f store.BookingFilter) (string, []any) {
 	if f.PartnerID != 0 {
 		add("partner_id = ?", f.PartnerID)
 	}
-	if f.Status != "" {
-		add("status = ?", f.Status)
-	}
-	if f.EndBefore != "" {
-		add("end_date < ?", f.EndBefore)
-	}
-	if f.EndFrom != "" {
-		add("end_date >= ?", f.EndFrom)
+	if len(f.Statuses) > 0 {
+		terms := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			conds := []string{"1 = 1"}
+			for _, c := range []struct {
+				cond, v string
+			}{{"status = ", string(st.Status)}, {"end_date < ", st.EndBefore}, {"end_date >= ", st.EndFrom}} {
+				if c.v != "" {
+					args = append(args, c.v)
+					conds = append(conds, c.cond+placeholders(len(args), 1))
+				}
+			}
+			terms[i] = "(" + strings.Join(conds, " AND ") + ")"
+		}
+		where += " AND (" + strings.Join(terms, " OR ") + ")"
 	}
 	if f.Test != nil {
 		add("test = ?", *f.Test)

@@ -540,11 +540,16 @@ func exerciseBookings(t *testing.T, s store.Store) {
 	if err != nil || total != 3 || len(list) != 2 || list[0].Reference != "HTL-EEEEEEEE" {
 		t.Errorf("BookingList = %d of %d, %v", len(list), total, err)
 	}
-	if _, total, _ := s.BookingList(ctx, store.BookingFilter{Status: tradewind.StatusCancelled}); total != 1 {
+	if _, total, _ := s.BookingList(ctx, store.BookingFilter{Statuses: []store.StatusTerm{{Status: tradewind.StatusCancelled}}}); total != 1 {
 		t.Errorf("by status: %d", total)
 	}
-	if _, total, _ := s.BookingList(ctx, store.BookingFilter{EndBefore: "2027-01-04"}); total != 4 {
+	if _, total, _ := s.BookingList(ctx, store.BookingFilter{Statuses: []store.StatusTerm{{EndBefore: "2027-01-04"}}}); total != 4 {
 		t.Errorf("ended before: %d", total)
+	}
+	// Terms are alternatives: cancelled, or any that ended before the day.
+	either := []store.StatusTerm{{Status: tradewind.StatusCancelled}, {EndBefore: "2027-01-04"}}
+	if _, total, _ := s.BookingList(ctx, store.BookingFilter{Statuses: either}); total != 4 {
+		t.Errorf("cancelled or ended before: %d", total)
 	}
 	// A key is scoped to the mode: the live booking's key names no test booking, and a
 	// test booking may use it too.
