@@ -20,8 +20,8 @@ import (
 // parameters and list with Service.FindBookings. The zero value selects every booking.
 type BookingFilter struct {
 	Statuses    []tradewind.BookingStatus // any of confirmed, pending, on_request, cancelled, completed (derived); none: any
-	ProductType tradewind.ProductType   // "" any
-	Mode        tradewind.Mode          // "" both, else test or live bookings only
+	ProductType tradewind.ProductType     // "" any
+	Mode        tradewind.Mode            // "" both, else test or live bookings only
 	// CreatedFrom ≤ created_at < CreatedBefore; zero times are open ends.
 	CreatedFrom, CreatedBefore time.Time
 	// ServiceFrom and ServiceTo (YYYY-MM-DD, inclusive) keep bookings whose service period
