@@ -53,7 +53,12 @@ func ParseBookingFilter(q url.Values) (BookingFilter, error) {
 	if v := get("status"); v != "" {
 		// One status, or several separated by commas (pending,on_request), as the event
 		// feed's type takes them; given twice the parameter is refused, as every one is.
-		for _, one := range strings.Split(v, ",") {
+		list := strings.SplitN(v, ",", len(filterStatuses)+1) // bounded: a long list is one problem, not one a comma
+		if len(list) > len(filterStatuses) {
+			p.add("status: at most %d statuses", len(filterStatuses))
+			list = nil
+		}
+		for _, one := range list {
 			st := tradewind.BookingStatus(strings.TrimSpace(one))
 			switch {
 			case !slices.Contains(filterStatuses, st):

@@ -110,6 +110,10 @@ func TestBookingFilters(t *testing.T) {
 		// Every bad status of a list is named.
 		bad = env.Get(p.LiveKey, "/bookings?status=pending,done,,confirmed").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, `status: "done" is not one of`, `status: "" is not one of`)
+		bad = env.Get(p.LiveKey, "/bookings?status="+strings.Repeat("pending,", 5000)).Expect(t, 400, "bad_request")
+		if len(bad.Errors) != 1 || bad.Errors[0] != "status: at most 5 statuses" {
+			t.Errorf("a long status list: %q", bad.Errors)
+		}
 		// A time past the year 9999 in UTC has no place among stored times.
 		bad = env.Get(p.LiveKey, "/bookings?created_from=9999-12-31T23:00:00-05:00").Expect(t, 400, "bad_request")
 		wantErrors(t, bad, `created_from: "9999-12-31T23:00:00-05:00" is not a date (YYYY-MM-DD) or an RFC 3339 date-time`)
