@@ -85,13 +85,16 @@ type RentalCalendar struct {
 	Currency       string               `json:"currency"`
 	PricingMode    string               `json:"pricing_mode"`
 	Dates          []RentalCalendarDate `json:"dates"` // every date from From to To, in order
+	// Hint is the server's words when no space takes the guests (it names the largest);
+	// "" otherwise. For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // RentalCalendar prices a rental property for every check-in date from req.From to
 // req.To, each at its cheapest space for req.Nights nights (POST /rentals/calendar).
 func (c *Client) RentalCalendar(ctx context.Context, req *RentalCalendarRequest) (*RentalCalendar, error) {
 	var out RentalCalendar
-	return orNil(&out, c.read(ctx, http.MethodPost, "/rentals/calendar", req, &out, nil))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/rentals/calendar", req, &out, nil, &out.Hint))
 }
 
 // ActivityCalendarRequest is the body of POST /activities/calendar: the party of an

@@ -116,10 +116,13 @@ type RentalAvailability struct {
 	InstantBooking  bool         `json:"instant_booking"`
 	AvailableSpaces []SpaceOffer `json:"available_spaces"` // cheapest first; empty when none
 	PricingMode     string       `json:"pricing_mode"`
+	// Hint is the server's words when no space takes the guests (it names the largest);
+	// "" otherwise. For people, not programs: the text may change.
+	Hint string `json:"-"`
 }
 
 // RentalAvailability reads a rental property's spaces free for a stay (POST /rentals/availability).
 func (c *Client) RentalAvailability(ctx context.Context, req *RentalAvailabilityRequest) (*RentalAvailability, error) {
 	var out RentalAvailability
-	return orNil(&out, c.read(ctx, http.MethodPost, "/rentals/availability", req, &out, nil))
+	return orNil(&out, c.readHinted(ctx, http.MethodPost, "/rentals/availability", req, &out, nil, &out.Hint))
 }

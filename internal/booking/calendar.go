@@ -246,6 +246,7 @@ type RentalCalendar struct {
 	Currency       string                `json:"currency"`
 	PricingMode    tradewind.PricingMode `json:"pricing_mode"`
 	Dates          []RentalCalendarDate  `json:"dates"`
+	hint                                 // when no date has a space because none takes the guests (Hinted)
 }
 
 // RentalCalendar prices a rental for every check-in date from req.From to req.To: for
@@ -281,11 +282,16 @@ func (s *Service) RentalCalendar(ctx context.Context, c *Caller, req *RentalCale
 	picks := cheapestByCheckIn(sp, spaces, bySpace, func(i int, nights []DayStock) (int64, bool) {
 		return spaceOffer(&r.Spaces[i], nights, st, con)
 	})
+	available := 0
 	dates := calendarDates(sp, picks, r.Currency, func(date CalendarDate, space *int64) RentalCalendarDate {
+		if date.Available {
+			available++
+		}
 		return RentalCalendarDate{CalendarDate: date, SpaceID: space}
 	})
 	return &RentalCalendar{RentalID: r.ID, From: req.From, To: req.To, Nights: sp.nights, Guests: guests,
-		InstantBooking: r.InstantBooking, Currency: r.Currency, PricingMode: c.Partner.PricingMode, Dates: dates}, nil
+		InstantBooking: r.InstantBooking, Currency: r.Currency, PricingMode: c.Partner.PricingMode, Dates: dates,
+		hint: guestsHint(r, st, available)}, nil
 }
 
 // ActivityCalendarRequest is the body of POST /activities/calendar: the party of an

@@ -124,6 +124,26 @@ func partyHint(h *catalog.Hotel, st *hotelStay, offers int) hint {
 		h.Name, partyText(st), countOf(st.rooms, "room", "rooms"), f.need, f.best.Name, f.need)}
 }
 
+// guestsHint is the hint of a rental availability or calendar that listed nothing: when
+// no space of r takes st's guests, it names the largest space. Sold-out nights need no
+// words: the list is empty.
+func guestsHint(r *catalog.Rental, st rentalStay, offers int) hint {
+	if offers > 0 || len(r.Spaces) == 0 {
+		return hint{}
+	}
+	largest := &r.Spaces[0]
+	for i := range r.Spaces {
+		if st.fits(&r.Spaces[i]) {
+			return hint{}
+		}
+		if r.Spaces[i].MaxGuests > largest.MaxGuests {
+			largest = &r.Spaces[i]
+		}
+	}
+	return hint{fmt.Sprintf("No space of %s takes %s; the largest, %s, takes %s.",
+		r.Name, countOf(st.guests, "guest", "guests"), largest.Name, countOf(largest.MaxGuests, "guest", "guests"))}
+}
+
 // cityPartyHint is the hint of a hotel search in dest that found nothing although the
 // city has hotels: when no room of any of them takes the party in the rooms asked, it
 // says how many rooms would at some hotel, or that none would. Asked of the read model

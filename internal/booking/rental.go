@@ -375,6 +375,7 @@ type RentalAvailability struct {
 	InstantBooking  bool                  `json:"instant_booking"`
 	AvailableSpaces []SpaceOffer          `json:"available_spaces"`
 	PricingMode     tradewind.PricingMode `json:"pricing_mode"`
+	hint                                  // when no space is listed because none takes the guests (Hinted)
 }
 
 // spaceOffers lists the spaces of r free for the stay and taking its guests, cheapest first.
@@ -412,9 +413,10 @@ func (s *Service) RentalAvailability(ctx context.Context, c *Caller, req *Rental
 	if err != nil {
 		return nil, err
 	}
+	offers := spaceOffers(r, bySpace, st, c.contract())
 	return &RentalAvailability{RentalID: r.ID, CheckIn: st.checkIn, CheckOut: st.checkOut, Nights: st.nights,
-		Guests: st.guests, InstantBooking: r.InstantBooking, AvailableSpaces: spaceOffers(r, bySpace, st, c.contract()),
-		PricingMode: c.Partner.PricingMode}, nil
+		Guests: st.guests, InstantBooking: r.InstantBooking, AvailableSpaces: offers,
+		PricingMode: c.Partner.PricingMode, hint: guestsHint(r, st, len(offers))}, nil
 }
 
 // rentalProduct quotes and books one space of a rental for a stay.

@@ -258,8 +258,22 @@ func testCalendars(t *testing.T, o storetest.Opener, withModel bool) {
 		if d := three.Dates[0]; d.SpaceID == nil || *d.SpaceID != apitest.SpaceLoft {
 			t.Errorf("3 guests: %+v, want the loft", d)
 		}
-		if seven, _ := calendar(t, env, p.LiveKey, "/rentals/calendar", body(7)); seven.Dates[0].Available {
+		seven, r7 := calendar(t, env, p.LiveKey, "/rentals/calendar", body(7))
+		if seven.Dates[0].Available {
 			t.Errorf("7 guests fit no space: %+v", seven.Dates[0])
+		}
+		// Said once as the availability says it, which names the largest space.
+		const tooMany = "No space of Alfama Lofts takes 7 guests; the largest, Loft, takes 4 guests."
+		if r7.Message == nil || *r7.Message != tooMany {
+			t.Errorf("7 guests: message %v, want %q", r7.Message, tooMany)
+		}
+		avail := env.Post(p.LiveKey, "/rentals/availability", map[string]any{"rental_id": apitest.RentalLofts,
+			"check_in": apitest.Day(50), "check_out": apitest.Day(52), "guests": 7}).Expect(t, 200, "")
+		if avail.Message == nil || *avail.Message != tooMany {
+			t.Errorf("7 guests' availability: message %v, want %q", avail.Message, tooMany)
+		}
+		if _, r3 := calendar(t, env, p.LiveKey, "/rentals/calendar", body(3)); r3.Message != nil {
+			t.Errorf("3 guests: message %q, want none", *r3.Message)
 		}
 	})
 
